@@ -1,0 +1,1 @@
+"""LibCST codemods, one rewrite strategy per module (driven by fixinplace's analysis)."""
