@@ -1,0 +1,12 @@
+"""Static dataflow analysis: which in-place tensor writes break autograd (no torch needed)."""
+
+from __future__ import annotations
+
+import ast
+
+from fixinplace.diagnostics import Diagnostic
+
+
+def analyze_module(tree: ast.Module, source: str, path: str) -> list[Diagnostic]:
+    """All hazard diagnostics (every severity, before suppression/selection) for one parsed file."""
+    return []

@@ -1,0 +1,98 @@
+"""The data every front end (CLI formats, LSP, fix) shares: diagnostics, fixes, per-file results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Severity(str, Enum):
+    """How sure the analysis is that the write breaks autograd."""
+
+    ERROR = "error"  # under the analysis' model the code will raise (or silently corrupt a gradient)
+    WARNING = "warning"  # hazardous depending on what the analysis cannot see
+    INFO = "info"  # safe but noteworthy in-place write (off by default)
+
+    @property
+    def rank(self) -> int:
+        """Higher is more severe."""
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A rewrite offered for a diagnostic (filled by the fix machinery)."""
+
+    applicability: str  # "safe" | "unsafe"
+    description: str
+    strategy: str = ""  # codemod module name that performs it
+
+    def to_json(self) -> dict:
+        """The public JSON form: applicability and description only."""
+        return {"applicability": self.applicability, "description": self.description}
+
+
+@dataclass(frozen=True)
+class Related:
+    """A secondary location, e.g. the line of the op that saved the tensor."""
+
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One hazard at one in-place write. Lines and columns are 1-based; columns count characters."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    severity: Severity
+    message: str
+    fix: Fix | None = None
+    related: tuple[Related, ...] = ()
+    # Machine-readable facts for fixes/hover: write form, written name, saving op, ...
+    data: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict:
+        """The public JSON form (contract of `check --format json`)."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+
+    def datum(self, key: str, default: str = "") -> str:
+        """One machine-readable fact by key."""
+        return dict(self.data).get(key, default)
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be read or parsed, with a one-line reason."""
+
+    path: str
+    message: str
+
+    def to_json(self) -> dict:
+        """The public JSON form."""
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class FileResult:
+    """What checking one file produced."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: FileError | None = None

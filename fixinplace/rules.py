@@ -1,0 +1,202 @@
+"""The rules: stable codes, names, default severities, docs and examples.
+
+This module is the one source of truth for `docs/rules.md` (rendered by `python -m fixinplace.docs`) and for the
+rule-example tests: every `flagged` example must produce a diagnostic with the rule's code on each line marked
+`# expect: CODE`, and every `clean` example must produce no error or warning at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fixinplace.diagnostics import Severity
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One hazard kind the analysis reports."""
+
+    code: str
+    name: str
+    severity: Severity  # the severity when the analysis is sure; uncertain cases are reported as warnings
+    summary: str
+    explanation: str
+    flagged: tuple[str, ...]  # programs with `# expect: CODE` on each line that must be reported
+    clean: tuple[str, ...]  # programs that must get no error or warning
+
+
+SAVED_TENSOR_MUTATED = Rule(
+    code="FIP101",
+    name="saved-tensor-mutated",
+    severity=Severity.ERROR,
+    summary="In-place write to a tensor that an earlier op saved for backward",
+    explanation=(
+        "Autograd saves some inputs or outputs of an op to compute its gradient (`exp`, `sigmoid`, `tanh`, "
+        "`relu`, `softmax` save their output; `pow`, `log`, `sin`, `mul` by a tensor save their inputs; `add`, "
+        "`sub`, `mul` by a Python number save nothing). Writing such a tensor in place, or any view or alias of "
+        "it (`x[0]`, `x.view(...)`, `x.t()`, `x.detach()` share its version counter), bumps its version, and the "
+        "backward that needs it raises \"one of the variables needed for gradient computation has been modified "
+        "by an inplace operation\". Which op saves what is generated from the installed PyTorch "
+        "(`python -m fixinplace.tables`), per combination of inputs that require grad. The diagnostic is reported "
+        "at the write only when a backward (explicit, or the caller's, for a value the function returns) needs "
+        "the saved tensor."
+    ),
+    flagged=(
+        "import torch\n"
+        "u = torch.ones(3, requires_grad=True)\n"
+        "uexp = u.exp()\n"
+        "loss = uexp.sum()\n"
+        "uexp[0] = 666  # expect: FIP101\n"
+        "loss.backward()\n",
+        "import torch\n"
+        "u = torch.ones(3, requires_grad=True)\n"
+        "v = u * 1\n"
+        "usq = v ** 2\n"
+        "v.add_(1)  # expect: FIP101\n"
+        "usq.sum().backward()\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "x = torch.randn(4, requires_grad=True)\n"
+        "h = torch.sigmoid(x * 3)\n"
+        "h = F.relu(h, inplace=True)  # expect: FIP101\n"
+        "h.sum().backward()\n",
+    ),
+    clean=(
+        "import torch\n"
+        "u = torch.ones(3, requires_grad=True)\n"
+        "uexp = u.exp()\n"
+        "loss = uexp.sum()\n"
+        "v = u * 1\n"
+        "v[0] = 666  # exp saved its output, not its input\n"
+        "loss.backward()\n",
+        "import torch\n"
+        "x = torch.ones(3, requires_grad=True)\n"
+        "y = x * 2\n"
+        "y[0] = 10  # multiplying by a Python number saves nothing\n"
+        "(y + 1).sum().backward()\n",
+    ),
+)
+
+LEAF_MUTATED = Rule(
+    code="FIP102",
+    name="leaf-mutated",
+    severity=Severity.ERROR,
+    summary="In-place write to a leaf tensor that requires grad, in grad mode",
+    explanation=(
+        "A leaf tensor that requires grad (`torch.ones(3, requires_grad=True)`, an `nn.Parameter`, a module's "
+        "`self.weight`) or a view of one cannot be written in place while grad mode is on: PyTorch raises \"a "
+        "leaf Variable that requires grad is being used in an in-place operation\" at the write. Parameter updates "
+        "belong under `torch.no_grad()`. Writes to a function's argument are reported as warnings: the analysis "
+        "cannot see whether callers pass a leaf."
+    ),
+    flagged=(
+        "import torch\n"
+        "w = torch.zeros(3, requires_grad=True)\n"
+        "w.add_(1)  # expect: FIP102\n",
+        "import torch\n"
+        "w = torch.randn(3, requires_grad=True)\n"
+        "loss = (w * 2).sum()\n"
+        "loss.backward()\n"
+        "w -= 0.1 * w.grad  # expect: FIP102\n",
+    ),
+    clean=(
+        "import torch\n"
+        "w = torch.randn(3, requires_grad=True)\n"
+        "loss = (w * 2).sum()\n"
+        "loss.backward()\n"
+        "with torch.no_grad():\n"
+        "    w -= 0.1 * w.grad\n",
+    ),
+)
+
+PARAMETERS_UPDATED_BEFORE_BACKWARD = Rule(
+    code="FIP103",
+    name="parameters-updated-before-backward",
+    severity=Severity.ERROR,
+    summary="Optimizer step (in-place parameter update) between a forward and the backward that needs the weights",
+    explanation=(
+        "`optimizer.step()` updates the parameters in place. When a loss was computed from those parameters "
+        "before the step (and its op saved them, as `linear` saves its weight when its input requires grad) and "
+        "its backward runs after the step, the backward raises (SGD, Adam, foreach). This is the GAN pattern: "
+        "compute the discriminator's loss and the generator's loss, step the discriminator, then backward the "
+        "generator's loss. Reorder the steps or recompute the loss after the step."
+    ),
+    flagged=(
+        "import torch\n"
+        "from torch import nn\n"
+        "D = nn.Linear(4, 1)\n"
+        "G = nn.Linear(2, 4)\n"
+        "opt_d = torch.optim.SGD(D.parameters(), lr=0.1)\n"
+        "fake = G(torch.randn(8, 2))\n"
+        "loss_d = D(fake.detach()).mean()\n"
+        "loss_g = -D(fake).mean()\n"
+        "loss_d.backward()\n"
+        "opt_d.step()  # expect: FIP103\n"
+        "loss_g.backward()\n",
+    ),
+    clean=(
+        "import torch\n"
+        "from torch import nn\n"
+        "model = nn.Linear(4, 1)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for _ in range(3):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(torch.randn(8, 4)).pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n",
+    ),
+)
+
+SILENT_SAVED_TENSOR_MUTATION = Rule(
+    code="FIP104",
+    name="silent-saved-tensor-mutation",
+    severity=Severity.ERROR,
+    summary="Write through `.data` (or a fused optimizer) to a saved tensor: no error, a wrong gradient",
+    explanation=(
+        "`x.data` shares storage with `x` but not its version counter, and fused optimizers (`fused=True`, "
+        "measured on CPU) do not bump versions. A write through them to a tensor that a pending backward saved "
+        "raises nothing: the backward silently uses the new values and the gradient is wrong. A silently wrong "
+        "gradient is worse than an exception."
+    ),
+    flagged=(
+        "import torch\n"
+        "x = torch.ones(3, requires_grad=True)\n"
+        "y = x.exp()\n"
+        "y.data.mul_(2)  # expect: FIP104\n"
+        "y.sum().backward()\n",
+    ),
+    clean=(
+        "import torch\n"
+        "w = torch.ones(3, requires_grad=True)\n"
+        "loss = (w * 3).sum()\n"
+        "loss.backward()\n"
+        "w.data.add_(-0.1 * w.grad)  # nothing pending needs w\n",
+    ),
+)
+
+INPLACE_WRITE = Rule(
+    code="FIP900",
+    name="inplace-write",
+    severity=Severity.INFO,
+    summary="A safe in-place write (informational, off by default)",
+    explanation=(
+        "Reported with `--severity info`: an in-place tensor write the analysis found safe (nothing pending "
+        "saved the tensor and it is not a leaf that requires grad in grad mode). Useful when auditing code."
+    ),
+    flagged=(
+        "import torch\n"
+        "buf = torch.zeros(3)\n"
+        "buf.add_(1)  # expect: FIP900\n",
+    ),
+    clean=(),
+)
+
+RULES: tuple[Rule, ...] = (
+    SAVED_TENSOR_MUTATED,
+    LEAF_MUTATED,
+    PARAMETERS_UPDATED_BEFORE_BACKWARD,
+    SILENT_SAVED_TENSOR_MUTATION,
+    INPLACE_WRITE,
+)
+
+RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}
