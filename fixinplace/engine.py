@@ -1,0 +1,322 @@
+"""Checking files: read and decode safely, parse with `ast`, analyse, then suppress, select and threshold.
+
+Never imports or runs the checked code, and never imports torch. The steps are pure functions so that every
+front end (CLI, LSP, fix) shares them:
+
+    read_source(path, max_size) -> str          bytes -> text (PEP 263 cookie, UTF-8 BOM), or SourceError
+    might_write_in_place(text) -> bool          cheap text pre-filter (no pattern: not parsed, no diagnostics)
+    parse_source(text, path) -> ast.Module      or SourceError("syntax error at line L:C: msg")
+    apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`
+    select_diagnostics(diags, settings)         --select / --ignore prefixes, then the severity threshold
+    check_source(text, path, settings)          all of the above around `fixinplace.analysis.analyze_module`
+    check_file(path, settings) -> FileResult    one file; problems become a one-line FileError
+    run_check(paths, settings) -> Report        discovery + every file (in worker processes when many)
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Sequence
+
+from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity
+from fixinplace.settings import Settings
+
+
+class SourceError(Exception):
+    """A file that cannot be checked; the message is one line (without the path)."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading and decoding
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source bytes as the interpreter would: UTF-8 BOM, PEP 263 coding cookie, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:
+        if "encoding problem" in e.msg:  # a UTF-8 BOM and a coding cookie naming another encoding
+            raise SourceError("cannot decode: the file starts with a UTF-8 BOM but declares another encoding") from None
+        if "unknown encoding" in e.msg:
+            raise SourceError(f"cannot decode: {_one_line(e.msg)}") from None
+        encoding = "utf-8"  # undecodable bytes in the first two lines: say where, below
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as e:
+        shown = "utf-8" if encoding == "utf-8-sig" else encoding
+        line = data.count(b"\n", 0, e.start) + 1
+        raise SourceError(
+            f"cannot decode as {shown}: invalid byte 0x{data[e.start]:02x} at line {line} "
+            f"(byte offset {e.start}); declare the file's encoding with a '# -*- coding: NAME -*-' comment"
+        ) from None
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def read_source(path: str, max_size: int | None = None) -> str:
+    """The decoded text of one file; binary, huge, unreadable or undecodable files raise `SourceError`."""
+    max_size = Settings().max_file_size if max_size is None else max_size
+    try:
+        size = os.stat(path).st_size
+        if size > max_size:
+            raise SourceError(
+                f"file too large: {_megabytes(size)} exceeds the {_megabytes(max_size)} limit (max-file-size)"
+            )
+        with open(path, "rb") as f:
+            data = f.read(max_size + 1)
+    except IsADirectoryError:
+        raise SourceError("is a directory") from None
+    except OSError as e:
+        raise SourceError(f"cannot read: {e.strerror or e}") from None
+    if len(data) > max_size:
+        raise SourceError(f"file too large: exceeds the {_megabytes(max_size)} limit (max-file-size)")
+    if b"\x00" in data:
+        raise SourceError("binary file (contains NUL bytes), not Python source")
+    return decode_source(data)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pre-filter and parsing
+
+#: A file matching none of these has no in-place write the analysis could report, so it is not even parsed.
+#: The patterns are deliberately loose (they may match comments, strings and unrelated code): a false match only
+#: costs a parse; a missed in-place form would hide a hazard.
+INPLACE_HINT = re.compile(
+    r"_\s*\("  # a call of a name ending in `_`: x.add_(1), torch.relu_(x), nn.init.zeros_(w)
+    r"|(?:\*\*|//|<<|>>|[-+*/%@&|^])="  # augmented assignment: += -= *= /= //= %= **= @= &= |= ^= <<= >>=
+    r"|\]\s*=(?!=)"  # subscript assignment: y[0] = v
+    r"|\bout\s*=(?!=)"  # out= argument
+    r"|inplace"  # inplace=True
+    r"|\.step\s*\("  # optimizer.step()
+    r"|\.data\b"  # writes through .data
+    # ops and modules that take `inplace` positionally: nn.ReLU(True), F.dropout(x, 0.5, True, True)
+    r"|\b(?:relu6?|leaky_?relu|r?relu|[cs]?elu|hard(?:tanh|swish|sigmoid)|silu|mish|threshold"
+    r"|(?:feature_?)?(?:alpha_?)?dropout\w*)\s*\(",
+    re.IGNORECASE,
+)
+
+
+def might_write_in_place(source: str) -> bool:
+    """False when the text has none of the in-place patterns (`_(`, `+=`..., `] =`, `out=`, `inplace`, ...)."""
+    return INPLACE_HINT.search(source) is not None
+
+
+def parse_source(source: str, path: str = "<string>") -> ast.Module:
+    """Parse with the stdlib `ast` (no code runs); failures raise `SourceError` with a one-line reason."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning (e.g. invalid escapes) is not ours to print
+            return ast.parse(source, filename=path)
+    except SyntaxError as e:
+        line = e.lineno or 1
+        col = e.offset or 1
+        raise SourceError(f"syntax error at line {line}:{col}: {_one_line(e.msg)}") from None
+    except ValueError as e:  # e.g. NUL characters in a str
+        raise SourceError(f"cannot parse: {_one_line(str(e))}") from None
+    except (RecursionError, MemoryError):
+        raise SourceError("cannot parse: the code is too deeply nested") from None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Suppression comments
+
+_SUPPRESS = re.compile(r"#\s*fixinplace\s*:\s*ignore(?![\w-])(?:\[([^\]]*)\])?", re.IGNORECASE)
+
+#: line -> None (every code suppressed) or the suppressed code prefixes
+Suppressions = dict[int, "frozenset[str] | None"]
+
+
+def parse_suppressions(source: str) -> Suppressions:
+    """The `# fixinplace: ignore[...]` comments of a file, found with `tokenize` (so never inside strings).
+
+    `# fixinplace: ignore` suppresses every code on its line; `# fixinplace: ignore[FIP101, FIP102]` only those
+    codes (prefixes work as in `--ignore`: `ignore[FIP1]`). The directive may follow other comment text.
+    """
+    result: Suppressions = {}
+    if "fixinplace" not in source.lower():
+        return result
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type != tokenize.COMMENT:
+                continue
+            for m in _SUPPRESS.finditer(tok.string):
+                line = tok.start[0]
+                codes = None if m.group(1) is None else frozenset(
+                    c.strip().upper() for c in re.split(r"[,\s]+", m.group(1)) if c.strip()
+                )
+                if not codes:
+                    codes = None
+                previous = result.get(line, frozenset())
+                if codes is None or previous is None:
+                    result[line] = None
+                else:
+                    result[line] = previous | codes
+    except (tokenize.TokenError, SyntaxError):
+        pass  # keep the comments seen before the tokenizer gave up
+    return result
+
+
+def _suppressed(diag: Diagnostic, suppressions: Suppressions) -> bool:
+    for line in range(diag.line, max(diag.line, diag.end_line) + 1):
+        if line in suppressions:
+            codes = suppressions[line]
+            if codes is None or any(diag.code.startswith(c) for c in codes):
+                return True
+    return False
+
+
+def apply_suppressions(diagnostics: Iterable[Diagnostic], source: str) -> list[Diagnostic]:
+    """Drop the diagnostics that a suppression comment covers (on any line from `line` to `end_line`)."""
+    diagnostics = list(diagnostics)
+    if not diagnostics:
+        return diagnostics
+    suppressions = parse_suppressions(source)
+    if not suppressions:
+        return diagnostics
+    return [d for d in diagnostics if not _suppressed(d, suppressions)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Selection
+
+
+def _specificity(code: str, selectors: Sequence[str]) -> int:
+    """Length of the longest selector matching `code` (ALL counts as 0), -1 when none matches."""
+    best = -1
+    for sel in selectors:
+        if sel == "ALL":
+            best = max(best, 0)
+        elif code.startswith(sel):
+            best = max(best, len(sel))
+    return best
+
+
+def is_selected(code: str, settings: Settings) -> bool:
+    """Whether a code is reported: selected (every code when `select` is empty) and not ignored.
+
+    As in ruff, when a code matches both lists the more specific selector wins (`select = ["FIP101"]`,
+    `ignore = ["FIP1"]` reports FIP101); on a tie, `ignore` wins.
+    """
+    chosen = _specificity(code, settings.select) if settings.select else 0
+    if chosen < 0:
+        return False
+    ignored = _specificity(code, settings.ignore)
+    return not (ignored >= 0 and ignored >= chosen)
+
+
+def select_diagnostics(diagnostics: Iterable[Diagnostic], settings: Settings) -> list[Diagnostic]:
+    """Keep the selected, not ignored diagnostics at or above the severity threshold."""
+    threshold = settings.severity.rank
+    return [d for d in diagnostics if d.severity.rank >= threshold and is_selected(d.code, settings)]
+
+
+def sort_key(diag: Diagnostic) -> tuple:
+    return (diag.path, diag.line, diag.column, diag.code, diag.end_line, diag.end_column, diag.message)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Checking
+
+
+def _analyze(tree: ast.Module, source: str, path: str) -> list[Diagnostic]:
+    from fixinplace.analysis import analyze_module
+
+    return list(analyze_module(tree, source, path))
+
+
+def check_source(source_text: str, path: str = "<string>", settings: Settings | None = None) -> list[Diagnostic]:
+    """The diagnostics reported for one file's text (suppressed, selected, thresholded, sorted).
+
+    Raises `SourceError` when the text cannot be parsed. Text without any in-place pattern is not parsed.
+    """
+    settings = settings or Settings()
+    if not might_write_in_place(source_text):
+        return []
+    tree = parse_source(source_text, path)
+    diagnostics = [d if d.path == path else replace(d, path=path) for d in _analyze(tree, source_text, path)]
+    diagnostics = apply_suppressions(diagnostics, source_text)
+    diagnostics = select_diagnostics(diagnostics, settings)
+    return sorted(set(diagnostics), key=sort_key)
+
+
+def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
+    """One file's result, plus its text when it has diagnostics (for the text format's source lines)."""
+    try:
+        text = read_source(path, settings.max_file_size)
+        diagnostics = check_source(text, path, settings)
+    except SourceError as e:
+        return FileResult(path, error=FileError(path, str(e))), None
+    except Exception as e:  # a bug in the analysis must not stop the other files from being checked
+        if os.environ.get("FIXINPLACE_DEBUG"):
+            raise
+        return FileResult(path, error=FileError(path, _one_line(f"internal error: {type(e).__name__}: {e}"))), None
+    return FileResult(path, diagnostics=diagnostics), (text if diagnostics else None)
+
+
+def check_file(path: str, settings: Settings | None = None) -> FileResult:
+    """Check one file; a file that cannot be read, decoded or parsed gets a one-line `FileError`."""
+    return _check(str(path), settings or Settings())[0]
+
+
+@dataclass
+class Report:
+    """Everything one `check` run found, in a deterministic order."""
+
+    files: list[str] = field(default_factory=list)  # every file that was checked (or tried)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # text of the files with diagnostics
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a path or file could not be checked, else 1 when an error or warning is reported, else 0."""
+        if self.errors:
+            return 2
+        if any(d.severity in (Severity.ERROR, Severity.WARNING) for d in self.diagnostics):
+            return 1
+        return 0
+
+
+_PARALLEL_MIN_FILES = 32
+
+
+def _check_many(files: Sequence[str], settings: Settings) -> list[tuple[FileResult, str | None]]:
+    workers = min(settings.worker_count(), len(files) // 8 or 1)
+    if workers > 1 and len(files) >= _PARALLEL_MIN_FILES:
+        try:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                return list(pool.map(_check, files, [settings] * len(files), chunksize=8))
+        except (OSError, ImportError, RuntimeError):  # no process support here: fall back to one process
+            pass
+    return [_check(f, settings) for f in files]
+
+
+def run_check(paths: Sequence[str], settings: Settings | None = None) -> Report:
+    """Discover the files under `paths`, check each one, and collect everything into a `Report`."""
+    from fixinplace.discovery import discover
+
+    settings = settings or Settings()
+    found = discover(paths, settings)
+    report = Report(files=list(found.files), errors=list(found.errors))
+    for result, text in _check_many(found.files, settings):
+        if result.error is not None:
+            report.errors.append(result.error)
+        report.diagnostics.extend(result.diagnostics)
+        if text is not None:
+            report.sources[result.path] = text
+    report.diagnostics.sort(key=sort_key)
+    return report
