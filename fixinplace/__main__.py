@@ -1,0 +1,5 @@
+"""`python -m fixinplace ...` is the `fixinplace` command."""
+
+from fixinplace.cli import main
+
+main()

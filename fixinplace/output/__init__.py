@@ -1,0 +1,35 @@
+"""Report formats of `fixinplace check`: one module per format, each with `render(report, ...) -> str`.
+
+- `text` (default): ruff-like, `path:line:col: CODE [severity] message`, the source line with a caret underline
+  under the written expression, the related locations, then a summary line.
+- `json`: the public contract, exactly `{"diagnostics": [Diagnostic.to_json()...], "errors": [FileError.to_json()...]}`.
+- `sarif`: SARIF 2.1.0 (for code-scanning services and IDE viewers).
+- `github`: GitHub Actions workflow commands (`::error file=...,line=...::message`), shown as annotations.
+"""
+
+from __future__ import annotations
+
+from fixinplace.engine import Report
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def render(report: Report, fmt: str = "text", *, color: bool = False, quiet: bool = False) -> str:
+    """The report in one format, as the text to print (ends with a newline unless empty)."""
+    if fmt == "text":
+        from fixinplace.output import text
+
+        return text.render(report, color=color, quiet=quiet)
+    if fmt == "json":
+        from fixinplace.output import json_format
+
+        return json_format.render(report)
+    if fmt == "sarif":
+        from fixinplace.output import sarif
+
+        return sarif.render(report)
+    if fmt == "github":
+        from fixinplace.output import github
+
+        return github.render(report)
+    raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
