@@ -1,8 +1,10 @@
 """Render `docs/rules.md` from the rule registry (`fixinplace/rules.py`), the one source of truth.
 
-    python -m fixinplace.docs            # rewrite docs/rules.md
-    python -m fixinplace.docs --check    # exit 1 when docs/rules.md is not what would be rendered
-    python -m fixinplace.docs --output PATH
+The rule table of README.md (between `<!-- rules:start` and `<!-- rules:end -->`) is rendered too.
+
+    python -m fixinplace.docs            # rewrite docs/rules.md and README.md's rule table
+    python -m fixinplace.docs --check    # exit 1 when either is not what would be rendered
+    python -m fixinplace.docs --output PATH --readme PATH
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from pathlib import Path
 from fixinplace.rules import RULES, Rule
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+DEFAULT_README = Path(__file__).resolve().parent.parent / "README.md"
+README_START = "<!-- rules:start"
+README_END = "<!-- rules:end -->"
 
 _HEADER = """\
 # fixinplace rules
@@ -58,36 +63,61 @@ def rule_markdown(rule: Rule, heading_level: int = 2) -> str:
     return "\n".join(parts)
 
 
-def render() -> str:
-    """The whole of docs/rules.md."""
+def rule_table(link_prefix: str = "") -> str:
+    """The Markdown table of every rule: code (linked to its section), name, default severity, summary."""
     rows = ["| Code | Name | Default severity | Summary |", "| --- | --- | --- | --- |"]
     for rule in RULES:
         rows.append(
-            f"| [{rule.code}](#{rule_anchor(rule)}) | `{rule.name}` | {rule.severity.value} | {_cell(rule.summary)} |"
+            f"| [{rule.code}]({link_prefix}#{rule_anchor(rule)}) | `{rule.name}` | {rule.severity.value} "
+            f"| {_cell(rule.summary)} |"
         )
+    return "\n".join(rows) + "\n"
+
+
+def render() -> str:
+    """The whole of docs/rules.md."""
     sections = [rule_markdown(rule) for rule in RULES]
-    return _HEADER + "\n" + "\n".join(rows) + "\n\n" + "\n".join(sections)
+    return _HEADER + "\n" + rule_table() + "\n" + "\n".join(sections)
+
+
+def render_readme(readme: str) -> str:
+    """README.md with the rule table between its markers re-rendered (unchanged when it has no markers)."""
+    start = readme.find(README_START)
+    end = readme.find(README_END)
+    if start < 0 or end < start:
+        return readme
+    line_end = readme.index("\n", start) + 1
+    return readme[:line_end] + rule_table("docs/rules.md") + readme[end:]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fixinplace.docs", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale instead of writing it")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="where docs/rules.md is")
+    parser.add_argument("--readme", type=Path, default=DEFAULT_README, help="README whose rule table to render")
     args = parser.parse_args(argv)
-    text = render()
+    targets: list[tuple[Path, str]] = [(args.output, render())]
+    if args.readme.is_file():
+        readme = args.readme.read_text(encoding="utf-8")
+        targets.append((args.readme, render_readme(readme)))
     if args.check:
-        try:
-            current = args.output.read_text(encoding="utf-8")
-        except OSError:
-            current = None
-        if current != text:
-            print(f"{args.output} is stale: run `python -m fixinplace.docs` and commit it", file=sys.stderr)
+        stale = []
+        for path, text in targets:
+            try:
+                current = path.read_text(encoding="utf-8")
+            except OSError:
+                current = None
+            if current != text:
+                stale.append(str(path))
+        if stale:
+            print(f"stale: {', '.join(stale)}: run `python -m fixinplace.docs` and commit", file=sys.stderr)
             return 1
-        print(f"{args.output} is up to date")
+        print("docs are up to date")
         return 0
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text, encoding="utf-8", newline="\n")
-    print(f"wrote {args.output}")
+    for path, text in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+        print(f"wrote {path}")
     return 0
 
 
