@@ -41,7 +41,7 @@ def level(severity: Severity) -> str:
 def artifact_location(path: str, cwd: str | None = None) -> dict:
     """A relative URI under %SRCROOT% (the working directory) when possible, else an absolute file URI."""
     cwd = os.path.abspath(cwd or os.getcwd())
-    absolute = os.path.abspath(path)
+    absolute = os.path.normpath(os.path.join(cwd, path))
     rel = os.path.relpath(absolute, cwd)
     if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
         return {"uri": Path(absolute).as_uri()}
