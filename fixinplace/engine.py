@@ -62,7 +62,7 @@ def decode_source(data: bytes) -> str:
 
 
 def _megabytes(n: int) -> str:
-    return f"{n / (1024 * 1024):.1f} MB"
+    return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
 def read_source(path: str, max_size: int | None = None) -> str:
