@@ -72,7 +72,8 @@ def test_measured_truth_matches_shipped_truth():
         timeout=3600,
     )
     assert proc.returncode == 0, (
-        f"measure_truth.py --check exited {proc.returncode}\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+        f"measure_truth.py --check exited {proc.returncode}\n"
+        f"--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
     )
 
 
