@@ -9,4 +9,9 @@ from fixinplace.diagnostics import Diagnostic
 
 def analyze_module(tree: ast.Module, source: str, path: str) -> list[Diagnostic]:
     """All hazard diagnostics (every severity, before suppression/selection) for one parsed file."""
-    return []
+    from fixinplace.analysis.interpreter import Interpreter
+
+    interp = Interpreter(tree, source, path, table=None)
+    interp.run()
+    interp.report.safe_writes(interp.calls.write_sites)
+    return interp.report.diagnostics()

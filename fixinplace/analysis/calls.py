@@ -1,0 +1,1072 @@
+"""What calls, operators, indexing and in-place writes do to abstract tensors (the op semantics)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from fixinplace.analysis.values import (
+    SCALAR,
+    UNKNOWN,
+    AllowMutationCtx,
+    BoundMethod,
+    ClassValue,
+    DictValue,
+    FunctionValue,
+    GradModeCtx,
+    Group,
+    InstanceValue,
+    MethodRef,
+    ModuleValue,
+    OptimizerValue,
+    ParamsValue,
+    QualName,
+    Save,
+    ScalarValue,
+    SeqValue,
+    Site,
+    TensorValue,
+    Tri,
+    UnknownValue,
+    Value,
+    Write,
+    compatible,
+    next_seq,
+    tri_or,
+)
+
+if TYPE_CHECKING:
+    from fixinplace.analysis.interpreter import Frame, Interpreter
+
+try:  # the table is shipped data; the analysis degrades to "unknown op" without it
+    from fixinplace.optable import ArgFact, OpTable
+except ImportError:  # pragma: no cover - only while the table module is absent
+    ArgFact = None  # type: ignore[assignment]
+    OpTable = None  # type: ignore[assignment]
+
+BINOP_NAMES = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+    ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and", ast.BitOr: "or",
+    ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift",
+}
+# The in-place Tensor method each augmented assignment amounts to (what torch dispatches `x op= y` to).
+AUGASSIGN_INPLACE = {
+    "add": "add_", "sub": "sub_", "mul": "mul_", "truediv": "div_", "floordiv": "floor_divide_",
+    "mod": "remainder_", "pow": "pow_", "and": "bitwise_and_", "or": "bitwise_or_", "xor": "bitwise_xor_",
+    "lshift": "bitwise_left_shift_", "rshift": "bitwise_right_shift_", "matmul": "matmul_",
+}
+UNARY_NAMES = {ast.USub: "__neg__", ast.Invert: "__invert__", ast.UAdd: "__pos__"}
+SCALAR_METHODS = {
+    "item", "tolist", "numpy", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr",
+    "is_contiguous", "storage_offset", "equal", "is_floating_point", "is_complex", "get_device", "__len__",
+    "ndimension", "untyped_storage", "register_hook", "retain_grad", "allclose", "any_", "all_",
+}
+MAYBE_ALIAS_METHODS = {
+    "to", "float", "double", "half", "bfloat16", "cuda", "cpu", "type", "contiguous", "type_as", "long", "int",
+    "bool", "as_subclass", "pin_memory", "reshape", "reshape_as", "flatten",
+}
+SCALAR_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "names", "layout", "is_cuda",
+                "grad_fn", "output_nr", "_version", "nbytes", "itemsize"}
+VIEW_ATTRS = {"T", "mT", "H", "mH", "real", "imag"}
+GRAD_CONTEXTS = {
+    "torch.no_grad": False, "torch.autograd.no_grad": False, "torch.inference_mode": False,
+    "torch.autograd.grad_mode.no_grad": False, "torch.autograd.grad_mode.inference_mode": False,
+    "torch.enable_grad": True, "torch.autograd.enable_grad": True,
+}
+SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
+ALLOW_MUTATION = {"torch.autograd.graph.allow_mutation_on_saved_tensors"}
+PASSTHROUGH = {"torch.compile", "torch.jit.script", "torch.jit.trace", "torch.nn.utils.spectral_norm",
+               "torch.nn.utils.weight_norm", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel"}
+MODULE_CONTAINERS = {"Sequential", "ModuleList"}
+
+
+def const_bool(node: ast.AST | None) -> Tri:
+    """The value of a literal True/False, None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+class CallHandler:
+    """The op semantics; shares the interpreter's state."""
+
+    def __init__(self, interp: "Interpreter") -> None:
+        self.interp = interp
+        self.table = OpTable.load() if OpTable is not None else None
+        self.consumed: set[int] = set()
+        self.write_sites: dict[int, Site] = {}
+        self._sites: dict[tuple[int, str], Site] = {}
+
+    # =========================================================================================== basics
+    @property
+    def report(self):
+        return self.interp.report
+
+    def text(self, node: ast.AST) -> str:
+        return self.interp.text(node)
+
+    def site(self, node: ast.AST, form: str, op: str, extra: tuple = ()) -> Site:
+        """The write site for a node (one per node and form, shared across abstract executions)."""
+        key = (id(node), form)
+        site = self._sites.get(key)
+        if site is None:
+            site = Site(node=node, form=form, op=op, text=self.text(node), extra=extra)
+            self._sites[key] = site
+        return site
+
+    def fresh_tensor(self, node: ast.AST, rg: Tri, label: str, leaf: bool = False, origin: str = "fresh",
+                     detail: str = "", graph: frozenset = frozenset(), is_tensor: Tri = True) -> TensorValue:
+        """A tensor with a version counter of its own."""
+        group = Group(label=label, line=getattr(node, "lineno", 0), origin=origin, origin_detail=detail)
+        return TensorValue(group=group, rg=rg, leaf_rg=(rg if leaf else False), graph=graph, label=label,
+                           is_tensor=is_tensor)
+
+    def fact(self, value: Value):
+        """What the table needs to know about one argument."""
+        if isinstance(value, TensorValue):
+            return ArgFact(value.is_tensor, value.rg)
+        if isinstance(value, ScalarValue):
+            return ArgFact(False, False)
+        if isinstance(value, SeqValue):
+            tensors = self.interp.tensors_in(value)
+            if tensors:
+                return ArgFact(True, tri_or(*[t.rg for t in tensors]))
+            return ArgFact(False, False)
+        if isinstance(value, ParamsValue):
+            return ArgFact(True, True)
+        return ArgFact(None, None)
+
+    def tensors(self, values) -> list[TensorValue]:
+        out: list[TensorValue] = []
+        for v in values:
+            out.extend(self.interp.tensors_in(v))
+            if isinstance(v, ParamsValue):
+                out.extend(v.params)
+        return out
+
+    # =========================================================================================== events
+    def record_save(self, frame: "Frame", value: Value, op: str, role: str, node: ast.AST, certain: bool) -> list[Save]:
+        """Autograd saves `value` (every group it may be) at the groups' current versions."""
+        saves = []
+        for tensor in self.interp.tensors_in(value):
+            for group, group_certain in tensor.all_groups():
+                line, col, _, _ = self.report.span(node)
+                saves.append(Save(
+                    group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
+                    label=tensor.label, line=line, column=col,
+                    certain=certain and group_certain and tensor.is_tensor is True,
+                ))
+        return saves
+
+    def record_write(self, frame: "Frame", value: Value, site: Site, label: str, *, silent: bool = False,
+                     leaf_check: bool = True, certain: bool = True) -> None:
+        """An in-place write to `value`: the leaf check, then a version bump on every group it may be."""
+        if not isinstance(value, TensorValue) or value.is_tensor is False:
+            return
+        self.write_sites[id(site.node)] = site
+        certain = certain and value.is_tensor is True
+        if leaf_check and not silent and frame.grad_mode is not False:
+            if value.leaf_rg is True:
+                why = value.group.origin_detail or "a leaf that requires grad"
+                self.report.leaf(site, label, why, certain and frame.grad_mode is True)
+            elif value.leaf_rg is None and value.group.origin == "arg":
+                self.report.leaf(site, label, f"`{value.group.label}` is an argument of `{frame.function}` whose "
+                                 f"provenance the analysis cannot see", False)
+        for group, group_certain in value.all_groups():
+            write = Write(group=group, seq=next_seq(), path=frame.path, site=site, certain=certain and group_certain,
+                          silent=silent, label=label, allowed=frame.allow_mutation)
+            group.writes.append(write)
+            if group.silent_of is not None:
+                base = group.silent_of
+                base.writes.append(Write(group=base, seq=write.seq, path=frame.path, site=site,
+                                         certain=write.certain, silent=True, label=label, allowed=frame.allow_mutation))
+
+    def backward(self, frame: "Frame", value: Value, node: ast.AST, label: str, *, implicit: bool = False,
+                 retain: bool = False) -> None:
+        """A backward through `value`: every save it needs must still be at its saved version."""
+        for tensor in self.interp.tensors_in(value):
+            line = None if implicit else getattr(node, "lineno", None)
+            for save in sorted(tensor.graph, key=lambda s: s.seq):
+                if id(save) in self.consumed or not compatible(save.path, frame.path):
+                    continue
+                for write in save.group.writes:
+                    if write.seq <= save.seq or write.allowed:
+                        continue
+                    if not (compatible(write.path, save.path) and compatible(write.path, frame.path)):
+                        continue
+                    self.report.invalidated(write, save, label, line, certain=save.certain and write.certain)
+            if not retain:
+                for save in tensor.graph:
+                    if set(save.path) <= set(frame.path):
+                        self.consumed.add(id(save))
+
+    # =========================================================================================== ops
+    def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,
+                 result_is_tensor: Tri = True, inplace_target: TensorValue | None = None) -> Value:
+        """Run an op from the table: output, requires-grad, view-ness, and the saves it records."""
+        tensors = self.tensors(list(args) + list(kwargs.values()))
+        rg_out: Tri = tri_or(*[t.rg for t in tensors]) if tensors else False
+        if frame.grad_mode is False or (entry is not None and not entry.differentiable):
+            rg_out = False
+        elif frame.grad_mode is None and rg_out is True:
+            rg_out = None
+        graph = frozenset().union(*[t.graph for t in tensors]) if rg_out is not False and tensors else frozenset()
+        label = self.text(node)
+        if inplace_target is not None:
+            result = inplace_target
+        else:
+            first = args[0] if args else None
+            view = entry.view if entry is not None else "sometimes"
+            if isinstance(first, TensorValue) and view == "always":
+                result = TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
+                                     first.is_tensor if result_is_tensor is None else True)
+            elif isinstance(first, TensorValue) and view == "sometimes":
+                result = self.fresh_tensor(node, rg_out, label, graph=graph, is_tensor=result_is_tensor)
+                result.maybe_groups = tuple(g for g, _ in first.all_groups())
+            else:
+                result = self.fresh_tensor(node, rg_out, label, graph=graph, is_tensor=result_is_tensor)
+        if rg_out is False:
+            if inplace_target is None:
+                result.graph = frozenset()
+            return result
+        new_saves: list[Save] = []
+        if entry is not None:
+            facts = [self.fact(a) for a in args]
+            kwfacts = {k: self.fact(v) for k, v in kwargs.items()}
+            for saved in entry.saves(facts, kwfacts):
+                target = self._saved_value(saved.item, args, kwargs, result)
+                if target is None or (inplace_target is not None and saved.item == "input:0"):
+                    continue
+                certain = saved.certain and rg_out is True and frame.grad_mode is True
+                role = "output" if saved.item.startswith("output") else (
+                    "input" if saved.item in ("input:0",) or len(tensors) == 1 else f"input `{getattr(target, 'label', '?')}`")
+                new_saves += self.record_save(frame, target, op, role, node, certain)
+        else:
+            for target in tensors + [result]:
+                role = "output" if target is result else f"input `{target.label}`"
+                new_saves += self.record_save(frame, target, op, role, node, False)
+        result.graph = graph | frozenset(new_saves)
+        if inplace_target is not None:
+            result.rg = tri_or(result.rg, rg_out)
+        return result
+
+    @staticmethod
+    def _saved_value(item: str, args: list, kwargs: dict, result: Value) -> Value | None:
+        if item.startswith("output"):
+            return result
+        key = item.split(":", 1)[1] if ":" in item else "0"
+        if key.isdigit():
+            index = int(key)
+            return args[index] if index < len(args) else None
+        return kwargs.get(key)
+
+    def generic_op(self, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,
+                   is_tensor: Tri = None) -> Value:
+        """A call the analysis cannot see into: it may save any tensor argument and its output."""
+        tensors = self.tensors(list(args) + list(kwargs.values()))
+        if not tensors:
+            return UNKNOWN
+        return self.apply_op(None, op, args, kwargs, node, frame, result_is_tensor=is_tensor)
+
+    # =========================================================================================== attributes
+    def attribute(self, base: Value, attr: str, node: ast.AST, frame: "Frame") -> Value:
+        """`base.attr`."""
+        if isinstance(base, QualName):
+            return QualName(f"{base.name}.{attr}")
+        if isinstance(base, TensorValue):
+            return self.tensor_attribute(base, attr, node)
+        if isinstance(base, ModuleValue):
+            if attr in base.params:
+                return base.params[attr]
+            if attr in base.buffers:
+                return base.buffers[attr]
+            if attr == "training":
+                return SCALAR
+            return MethodRef(base, attr)
+        if isinstance(base, InstanceValue):
+            if attr in base.attrs:
+                return base.attrs[attr]
+            found = self.interp.lookup_class_attr(base.cls, attr)
+            if isinstance(found, FunctionValue):
+                if found.kind == "property":
+                    return self.call_function(found, [], {}, node, frame, self_value=base)
+                if found.kind == "staticmethod":
+                    return found
+                return BoundMethod(base, found)
+            if found is not None:
+                return found
+            return MethodRef(base, attr)
+        if isinstance(base, ClassValue):
+            found = self.interp.lookup_class_attr(base, attr)
+            return found if found is not None else UNKNOWN
+        if isinstance(base, ScalarValue):
+            return SCALAR
+        return MethodRef(base, attr)
+
+    def tensor_attribute(self, base: TensorValue, attr: str, node: ast.AST) -> Value:
+        if attr == "data":
+            data_group = getattr(base.group, "data_group", None)
+            if data_group is None:
+                data_group = Group(label=f"{base.group.label}.data", line=getattr(node, "lineno", 0),
+                                   origin="data", silent_of=base.group)
+                base.group.data_group = data_group  # type: ignore[attr-defined]
+            return TensorValue(data_group, False, False, frozenset(), f"{base.label}.data", is_tensor=base.is_tensor)
+        if attr == "grad":
+            grad = getattr(base.group, "grad_value", None)
+            if grad is None:
+                grad = TensorValue(Group(label=f"{base.group.label}.grad", line=getattr(node, "lineno", 0),
+                                         origin="grad"), False, False, frozenset(), f"{base.label}.grad")
+                base.group.grad_value = grad  # type: ignore[attr-defined]
+            return grad
+        if attr in VIEW_ATTRS:
+            return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, self.text(node), base.maybe_groups,
+                               base.is_tensor)
+        if attr in SCALAR_ATTRS:
+            return SCALAR
+        return MethodRef(base, attr)
+
+    # =========================================================================================== calls
+    def call(self, node: ast.Call, frame: "Frame") -> Value:
+        """Evaluate a call expression."""
+        func = self.interp.eval(node.func, frame)
+        args: list[Value] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                spread = self.interp.eval(arg.value, frame)
+                items = self.interp.iteration_items(spread)
+                args.extend(items if items is not None else [UNKNOWN])
+            else:
+                args.append(self.interp.eval(arg, frame))
+        kwargs: dict[str, Value] = {}
+        for kw in node.keywords:
+            value = self.interp.eval(kw.value, frame)
+            if kw.arg is not None:
+                kwargs[kw.arg] = value
+        return self.dispatch(func, args, kwargs, node, frame)
+
+    def dispatch(self, func: Value, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """Call an evaluated callee."""
+        if isinstance(func, QualName):
+            return self.call_qualname(func.name, args, kwargs, node, frame)
+        if isinstance(func, MethodRef):
+            return self.call_method(func.receiver, func.name, args, kwargs, node, frame)
+        if isinstance(func, FunctionValue):
+            return self.call_function(func, args, kwargs, node, frame)
+        if isinstance(func, BoundMethod):
+            return self.call_function(func.function, args, kwargs, node, frame, self_value=func.instance)
+        if isinstance(func, ClassValue):
+            return self.instantiate(func, args, kwargs, node, frame)
+        if isinstance(func, ModuleValue):
+            return self.call_module(func, args, kwargs, node, frame)
+        if isinstance(func, InstanceValue):
+            return self.call_instance(func, args, kwargs, node, frame)
+        if isinstance(func, SuperValue):
+            return func
+        return self.generic_op("call", args, kwargs, node, frame)
+
+    # ------------------------------------------------------------------------------------ qualified names
+    def call_qualname(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """Calls of importable names: torch functions, nn classes, optimizers, builtins."""
+        if name.startswith("builtins."):
+            return self.call_builtin(name[9:], args, kwargs, node, frame)
+        if name in GRAD_CONTEXTS:
+            return GradModeCtx(GRAD_CONTEXTS[name])
+        if name in SET_GRAD_ENABLED:
+            ctx = GradModeCtx(const_bool(node.args[0]) if node.args else None)
+            ctx.applies_now = True  # type: ignore[attr-defined]  # also a plain call, not only a context
+            return ctx
+        if name in ALLOW_MUTATION:
+            return AllowMutationCtx()
+        if name in PASSTHROUGH and args:
+            return args[0]
+        if name in ("torch.autograd.backward",):
+            if args:
+                self.backward(frame, args[0], node, f"`{self.text(node.args[0])}`", retain=self._retains(node))
+            return SCALAR
+        if name in ("torch.autograd.grad",):
+            if args:
+                self.backward(frame, args[0], node, f"`{self.text(node.args[0])}`", retain=self._retains(node))
+            return UNKNOWN
+        if name.startswith("torch.Tensor.") and args:
+            return self.call_method(args[0], name.rsplit(".", 1)[1], args[1:], kwargs, node, frame)
+        last = name.rsplit(".", 1)[-1]
+        if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            rg = const_bool(next((k.value for k in node.keywords if k.arg == "requires_grad"), None))
+            rg = True if rg is None else rg
+            value = self.fresh_tensor(node, rg, self.text(node), leaf=True, origin="param",
+                                      detail=f"an nn.Parameter created at line {node.lineno}")
+            return value
+        if name.startswith("torch.nn.init.") and last.endswith("_") and args:
+            self.record_write(frame, args[0], self.site(node, "method", last), self._label(args[0], node), leaf_check=False)
+            return args[0]
+        if name.startswith("torch.optim.") and last[:1].isupper() and "lr_scheduler" not in name:
+            return self.make_optimizer(last, args, kwargs, node)
+        if name.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in name:
+            return self.make_module(last, args, kwargs, node)
+        if not name.startswith("torch.") and name != "torch":
+            return self.generic_op(last, args, kwargs, node, frame, is_tensor=None)
+        # torch functions
+        out = kwargs.pop("out", None)
+        entry = self.table.function(name) if self.table else None
+        if out is not None:
+            # `out=` writes the buffer in place (autograd refuses out= when an input requires grad).
+            self.record_write(frame, out, self.site(node, "out", last), self._label(out, node, kw="out"))
+            return out
+        inplace_value, inplace_certain = self._inplace_flag(node, entry)
+        if inplace_value is not False and args and isinstance(args[0], TensorValue):
+            inplace_ops = self.table.inplace_functions() if self.table else {}
+            op = inplace_ops.get(name, last + "_")
+            target = args[0]
+            self.record_write(frame, target, self.site(node, "inplace_kw", op), self._label(target, node.args[0]),
+                              certain=inplace_certain)
+            if inplace_value is True:
+                kwargs.pop("inplace", None)
+                return self.apply_op(entry, last, args, kwargs, node, frame, inplace_target=target)
+        kwargs.pop("inplace", None)
+        tensors = self.tensors(list(args) + list(kwargs.values()))
+        if entry is None and not tensors:
+            rg = const_bool(next((k.value for k in node.keywords if k.arg == "requires_grad"), None))
+            detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
+            return self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
+        if entry is None:
+            return self.generic_op(last, args, kwargs, node, frame, is_tensor=True)
+        if not tensors:
+            rg = const_bool(next((k.value for k in node.keywords if k.arg == "requires_grad"), None))
+            detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
+            return self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
+        return self.apply_op(entry, last, args, kwargs, node, frame)
+
+    def _inplace_flag(self, node: ast.Call, entry) -> tuple[Tri | bool, bool]:
+        """Whether a functional call runs in place: (True/None/False, certain)."""
+        for kw in node.keywords:
+            if kw.arg == "inplace":
+                value = const_bool(kw.value)
+                if value is None:
+                    return None, False
+                return value, True
+        if entry is not None and entry.inplace_param and entry.signature and "inplace" in entry.signature:
+            index = entry.signature.index("inplace")
+            if index < len(node.args):
+                value = const_bool(node.args[index])
+                return (value, True) if value is not None else (None, False)
+        return False, True
+
+    def _retains(self, node: ast.Call) -> bool:
+        for kw in node.keywords:
+            if kw.arg in ("retain_graph", "create_graph") and const_bool(kw.value) is not False:
+                return True
+        return False
+
+    def _label(self, value: Value, node: ast.AST, kw: str = "") -> str:
+        """How the user wrote the written tensor: the source of its expression (or of the `kw=` argument)."""
+        if kw and isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg == kw:
+                    return self.text(keyword.value)
+        if isinstance(node, ast.expr) and not isinstance(node, ast.Call):
+            return self.text(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return self.text(node.func.value)
+        return getattr(value, "label", None) or self.text(node)
+
+    def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        if name == "range":
+            value = ScalarValue()
+            value.is_range = True  # type: ignore[attr-defined]
+            return value
+        if name in ("list", "tuple") and args:
+            return args[0] if isinstance(args[0], (SeqValue, ParamsValue)) else UNKNOWN
+        if name == "enumerate" and args:
+            items = self.interp.iteration_items(args[0])
+            if items is not None:
+                return SeqValue([SeqValue([SCALAR, item]) for item in items])
+            return UNKNOWN
+        if name == "zip" and args:
+            lists = [self.interp.iteration_items(a) for a in args]
+            if all(lst is not None for lst in lists):
+                return SeqValue([SeqValue(list(group)) for group in zip(*lists)])  # type: ignore[arg-type]
+            return UNKNOWN
+        if name == "sum" and args:
+            items = self.interp.iteration_items(args[0]) or []
+            tensors = [t for t in items if isinstance(t, TensorValue)]
+            if tensors:
+                return self.generic_sum(tensors, node, frame)
+            return UNKNOWN
+        if name in ("max", "min") and args:
+            if len(args) == 1:
+                return UNKNOWN
+            result = args[0]
+            from fixinplace.analysis.interpreter import join_values
+
+            for a in args[1:]:
+                result = join_values(result, a)
+            return result
+        if name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
+            return self.attribute(args[0], str(node.args[1].value), node, frame)
+        if name == "super":
+            return SuperValue(frame)
+        if name == "dict" and not args:
+            return DictValue(dict(kwargs))
+        if name in ("print", "len", "int", "float", "bool", "str", "isinstance", "hasattr", "id", "hash", "repr",
+                    "round", "callable", "issubclass", "format", "sorted", "set", "dict", "frozenset", "type",
+                    "setattr", "delattr", "open", "input", "vars", "dir", "any", "all", "ord", "chr"):
+            return SCALAR
+        if name == "abs" and args and isinstance(args[0], TensorValue):
+            return self.call_method(args[0], "__abs__", [], {}, node, frame)
+        return UNKNOWN
+
+    def generic_sum(self, tensors: list[TensorValue], node: ast.AST, frame: "Frame") -> Value:
+        """`sum(list_of_tensors)`: additions save nothing; the result needs every input's saves."""
+        rg = tri_or(*[t.rg for t in tensors]) if frame.grad_mode is not False else False
+        graph = frozenset().union(*[t.graph for t in tensors]) if rg is not False else frozenset()
+        return self.fresh_tensor(node, rg, self.text(node), graph=graph)
+
+    # ------------------------------------------------------------------------------------ tensor methods
+    def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """`receiver.name(...)` for any receiver."""
+        if isinstance(receiver, TensorValue):
+            return self.tensor_method(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, (ModuleValue, InstanceValue)):
+            return self.module_method(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, OptimizerValue):
+            if name == "step":
+                self.optimizer_step(receiver, node, frame)
+            return SCALAR
+        if isinstance(receiver, SeqValue):
+            if name in ("append", "insert") and args:
+                receiver.items.append(args[-1])
+            elif name == "extend" and args:
+                receiver.items.extend(self.interp.iteration_items(args[0]) or [])
+            return SCALAR if name in ("append", "insert", "extend") else UNKNOWN
+        if isinstance(receiver, DictValue):
+            return self.dict_method(receiver, name, args, node)
+        if isinstance(receiver, SuperValue):
+            return self.super_call(receiver, name, args, kwargs, node, frame)
+        if name == "step" and args and isinstance(args[0], OptimizerValue):  # scaler.step(optimizer)
+            self.optimizer_step(args[0], node, frame)
+            return SCALAR
+        if name == "backward" and isinstance(receiver, UnknownValue):
+            return SCALAR
+        return self.generic_op(name, args, kwargs, node, frame, is_tensor=None)
+
+    def dict_method(self, d: DictValue, name: str, args: list, node: ast.Call) -> Value:
+        """get/values/items/update/setdefault on a dict with known keys."""
+        key = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+        if name == "get":
+            if key in d.items:
+                return d.items[key]
+            return args[1] if len(args) > 1 else UNKNOWN
+        if name == "values":
+            return SeqValue(list(d.items.values()))
+        if name == "items":
+            return SeqValue([SeqValue([SCALAR, v]) for v in d.items.values()])
+        if name == "setdefault" and key is not None:
+            return d.items.setdefault(key, args[1] if len(args) > 1 else SCALAR)
+        if name == "update" and args and isinstance(args[0], DictValue):
+            d.items.update(args[0].items)
+        elif name == "pop" and key is not None:
+            return d.items.pop(key, UNKNOWN)
+        return UNKNOWN
+
+    def tensor_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        if name == "backward":
+            self.backward(frame, t, node, f"`{self._receiver_text(node)}`", retain=self._retains(node))
+            return SCALAR
+        if name == "detach":
+            return TensorValue(t.group, False, False, frozenset(), self.text(node), t.maybe_groups, t.is_tensor)
+        if name == "detach_":
+            t.rg, t.graph = False, frozenset()
+            return t
+        if name == "requires_grad_":
+            flag = const_bool(node.args[0]) if node.args else True
+            flag = True if flag is None and not node.args else flag
+            t.rg = flag
+            if flag and not t.graph:
+                t.leaf_rg = True
+                t.group.origin_detail = t.group.origin_detail or f"requires_grad_() at line {node.lineno}"
+            return t
+        if name == "clone":
+            rg = t.rg if frame.grad_mode is not False else False
+            return self.fresh_tensor(node, rg, self.text(node), graph=t.graph if rg is not False else frozenset(),
+                                     is_tensor=t.is_tensor)
+        if name in SCALAR_METHODS:
+            return SCALAR
+        if name in MAYBE_ALIAS_METHODS:
+            entry = self.table.method(name) if self.table else None
+            if entry is not None and name not in ("to", "type", "contiguous"):
+                return self.apply_op(entry, name, [t, *args], kwargs, node, frame)
+            result = self.fresh_tensor(node, t.rg if frame.grad_mode is not False else False, self.text(node),
+                                       graph=t.graph, is_tensor=t.is_tensor)
+            result.maybe_groups = tuple(g for g, _ in t.all_groups())
+            result.leaf_rg = False
+            return result
+        if name.endswith("_") and not name.startswith("__"):
+            return self.inplace_method(t, name, args, kwargs, node, frame)
+        out = kwargs.pop("out", None)
+        if out is not None:
+            self.record_write(frame, out, self.site(node, "out", name), self._label(out, node, kw="out"))
+            return out
+        entry = self.table.method(name) if self.table else None
+        if entry is None:
+            return self.generic_op(name, [t, *args], kwargs, node, frame, is_tensor=True)
+        return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
+                             result_is_tensor=True if t.is_tensor else None)
+
+    def inplace_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """`t.add_(...)` and friends: a write, then the saves of the out-of-place op on the new value."""
+        info = self.table.inplace_method(name) if self.table else None
+        if info is not None and info.data_write is False:
+            return t
+        site = self.site(node, "method", name)
+        self.record_write(frame, t, site, self._label(t, node.func.value if isinstance(node.func, ast.Attribute) else node))
+        out_of_place = (info.out_of_place if info is not None else None) or name[:-1]
+        entry = self.table.method(out_of_place) if self.table else None
+        if entry is None and self.table:
+            entry = self.table.function("torch." + out_of_place)
+        if name in ("copy_", "zero_", "fill_", "set_") or entry is None:
+            # The old value is gone; the new one comes from the arguments.
+            tensors = self.tensors(list(args) + list(kwargs.values()))
+            if tensors and frame.grad_mode is not False:
+                t.rg = tri_or(t.rg, *[x.rg for x in tensors])
+                t.graph = t.graph.union(*[x.graph for x in tensors])
+            return t
+        return self.apply_op(entry, out_of_place, [t, *args], kwargs, node, frame, inplace_target=t)
+
+    def _receiver_text(self, node: ast.Call) -> str:
+        if isinstance(node.func, ast.Attribute):
+            return self.text(node.func.value)
+        return self.text(node)
+
+    # ------------------------------------------------------------------------------------ modules
+    def make_module(self, kind: str, args: list, kwargs: dict, node: ast.Call) -> Value:
+        """Construct a `torch.nn` module from its table entry."""
+        label = f"<{kind}>"
+        module = ModuleValue(kind=kind, label=label, line=node.lineno, node=node)
+        if kind in MODULE_CONTAINERS:
+            items = args
+            if kind == "ModuleList" and args:
+                items = self.interp.iteration_items(args[0]) or []
+            module.children = [m for m in items if isinstance(m, (ModuleValue, InstanceValue))]
+            return module
+        entry = self.table.module(kind) if self.table else None
+        module.entry = entry
+        if entry is not None:
+            for pname in entry.parameters:
+                module.params[pname] = self._param(node, label, pname)
+            for bname in entry.buffers:
+                module.buffers[bname] = self.fresh_tensor(node, False, f"{label}.{bname}", origin="buffer")
+            if entry.inplace_param:
+                flag = next((const_bool(k.value) for k in node.keywords if k.arg == "inplace"), None)
+                if flag is None and node.args:
+                    flag = const_bool(node.args[-1])
+                module.inplace = bool(flag)
+        return module
+
+    def _param(self, node: ast.AST, owner: str, pname: str) -> TensorValue:
+        value = self.fresh_tensor(node, True, f"{owner}.{pname}", leaf=True, origin="param",
+                                  detail=f"parameter `{pname}` of the module built at line {node.lineno}")
+        return value
+
+    def module_method(self, module, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """Methods of modules: parameters(), eval(), train(), to(), forward(), ..."""
+        if name in ("parameters", "named_parameters"):
+            return ParamsValue(self.parameters_of(module), f"the parameters of `{module.label}`")
+        if name in ("eval", "train"):
+            flag = name == "train" and const_bool(node.args[0]) is not False if node.args else name == "train"
+            self._set_training(module, flag)
+            return module
+        if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "requires_grad_", "type"):
+            if name == "requires_grad_":
+                flag = const_bool(node.args[0]) if node.args else True
+                for p in self.parameters_of(module):
+                    p.rg = flag
+                    p.leaf_rg = flag
+            return module
+        if name == "forward":
+            return self.call_module(module, args, kwargs, node, frame) if isinstance(module, ModuleValue) else \
+                self.call_instance(module, args, kwargs, node, frame)
+        if name in ("zero_grad", "register_buffer", "register_parameter", "add_module", "apply", "load_state_dict"):
+            if name in ("register_buffer", "register_parameter") and isinstance(module, InstanceValue) and node.args:
+                key = node.args[0]
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and len(args) > 1:
+                    value = args[1]
+                    if isinstance(value, TensorValue):
+                        value.group.rename(f"self.{key.value}")
+                        value.label = f"self.{key.value}"
+                    module.attrs[key.value] = value
+            return SCALAR
+        if name in ("children", "modules") and isinstance(module, ModuleValue):
+            return SeqValue(list(module.children))
+        return self.generic_op(name, args, kwargs, node, frame, is_tensor=None)
+
+    def _set_training(self, module, flag: bool) -> None:
+        if isinstance(module, ModuleValue):
+            module.training = flag
+            for child in module.children:
+                self._set_training(child, flag)
+        elif isinstance(module, InstanceValue):
+            module.training = flag
+            for value in module.attrs.values():
+                if isinstance(value, (ModuleValue, InstanceValue)):
+                    self._set_training(value, flag)
+
+    def parameters_of(self, module, seen: set | None = None) -> list[TensorValue]:
+        """Every parameter tensor the analysis knows a module holds."""
+        seen = seen if seen is not None else set()
+        if id(module) in seen:
+            return []
+        seen.add(id(module))
+        out: list[TensorValue] = []
+        if isinstance(module, ModuleValue):
+            out.extend(module.params.values())
+            for child in module.children:
+                out.extend(self.parameters_of(child, seen))
+        elif isinstance(module, InstanceValue):
+            for value in module.attrs.values():
+                if isinstance(value, TensorValue) and value.group.origin == "param":
+                    out.append(value)
+                elif isinstance(value, (ModuleValue, InstanceValue)):
+                    out.extend(self.parameters_of(value, seen))
+                elif isinstance(value, SeqValue):
+                    for item in value.items:
+                        if isinstance(item, (ModuleValue, InstanceValue)):
+                            out.extend(self.parameters_of(item, seen))
+        return out
+
+    def call_module(self, module: ModuleValue, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """Apply a `torch.nn` module: what it saves comes from the table."""
+        if module.kind == "Sequential":
+            value = args[0] if args else UNKNOWN
+            for child in module.children:
+                value = self.dispatch(child, [value], {}, node, frame)
+            return value
+        entry = module.entry
+        x = args[0] if args else UNKNOWN
+        if entry is None:
+            return self.generic_op(module.kind, list(args) + list(module.params.values()), kwargs, node, frame,
+                                   is_tensor=True)
+        params = list(module.params.values())
+        params_rg = tri_or(*[p.rg for p in params]) if params else False
+        input_rg = x.rg if isinstance(x, TensorValue) else (False if isinstance(x, ScalarValue) else None)
+        inputs = self.tensors(list(args) + list(kwargs.values()))
+        rg_out: Tri = tri_or(input_rg, params_rg) if frame.grad_mode is not False else False
+        graph = frozenset().union(*[t.graph for t in inputs]) if rg_out is not False and inputs else frozenset()
+        if module.inplace and isinstance(x, TensorValue):
+            op = entry.inplace_method or module.kind.lower() + "_"
+            self.record_write(frame, x, self.site(node, "inplace_module", op,
+                                                  extra=(("module_line", str(module.line)),)),
+                              self._label(x, node.args[0] if node.args else node))
+            result = x
+            result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
+        else:
+            result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph)
+        if rg_out is False:
+            return result
+        saves: list[Save] = []
+        for saved in entry.saves(input_rg, params_rg, module.training):
+            item = saved.item
+            if item == "output":
+                target = result
+            elif item.startswith("input"):
+                if module.inplace:
+                    continue
+                index = int(item.split(":")[1]) if ":" in item else 0
+                target = args[index] if index < len(args) else None
+            elif item.startswith("param:"):
+                target = module.params.get(item[6:])
+            elif item.startswith("buffer:"):
+                target = module.buffers.get(item[7:])
+            else:
+                target = None
+            if target is None:
+                continue
+            role = "output" if item == "output" else ("input" if item.startswith("input") else item.split(":", 1)[1])
+            certain = saved.certain and rg_out is True and frame.grad_mode is True
+            saves += self.record_save(frame, target, module.kind, role, node, certain)
+        result.graph = graph | result.graph | frozenset(saves)
+        return result
+
+    def call_instance(self, inst: InstanceValue, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """`model(x)` for a file-defined class: runs its `forward` (or `__call__`)."""
+        for name in ("forward", "__call__"):
+            fn = self.interp.lookup_class_attr(inst.cls, name)
+            if isinstance(fn, FunctionValue):
+                return self.call_function(fn, args, kwargs, node, frame, self_value=inst)
+        params = self.parameters_of(inst)
+        return self.generic_op(inst.cls.name, list(args) + params, kwargs, node, frame, is_tensor=None)
+
+    def instantiate(self, cls: ClassValue, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """Construct a file-defined class, running its `__init__`."""
+        inst = InstanceValue(cls=cls, label=f"<{cls.name}>")
+        init = self.interp.lookup_class_attr(cls, "__init__")
+        if isinstance(init, FunctionValue):
+            self.call_function(init, args, kwargs, node, frame, self_value=inst)
+        return inst
+
+    def super_call(self, sup: "SuperValue", name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+        """`super().name(...)`: run the file-defined base's method, if any."""
+        inst = sup.instance
+        owner = sup.owner
+        if isinstance(inst, InstanceValue) and isinstance(owner, ClassValue):
+            for base in owner.bases:
+                if isinstance(base, ClassValue):
+                    fn = self.interp.lookup_class_attr(base, name)
+                    if isinstance(fn, FunctionValue):
+                        return self.call_function(fn, args, kwargs, node, frame, self_value=inst)
+        return SCALAR if name == "__init__" else UNKNOWN
+
+    # ------------------------------------------------------------------------------------ optimizers
+    def make_optimizer(self, kind: str, args: list, kwargs: dict, node: ast.Call) -> Value:
+        params_arg = args[0] if args else kwargs.get("params", UNKNOWN)
+        params: list[TensorValue] = []
+        label = "its parameters"
+        if isinstance(params_arg, ParamsValue):
+            params, label = list(params_arg.params), params_arg.label
+        elif isinstance(params_arg, SeqValue):
+            for item in params_arg.items:
+                if isinstance(item, ParamsValue):
+                    params.extend(item.params)
+                elif isinstance(item, TensorValue):
+                    params.append(item)
+            names = [p.label for p in params]
+            label = "`" + "`, `".join(names) + "`" if names else label
+        elif isinstance(params_arg, TensorValue):
+            params, label = [params_arg], f"`{params_arg.label}`"
+        fused = any(k.arg == "fused" and const_bool(k.value) is True for k in node.keywords)
+        return OptimizerValue(kind=kind, label=f"<{kind}>", params=params, fused=fused, params_label=label)
+
+    def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: "Frame") -> None:
+        """`optimizer.step()`: every parameter is updated in place (silently when fused)."""
+        site = self.site(node, "optimizer", "step", extra=(("fused", str(opt.fused)),))
+        for param in opt.params:
+            self.record_write(frame, param, site, opt.params_label, silent=opt.fused, leaf_check=False)
+
+    # ------------------------------------------------------------------------------------ inlining
+    def call_function(self, fn: FunctionValue, args: list, kwargs: dict, node: ast.AST, frame: "Frame",
+                      self_value: Value | None = None) -> Value:
+        """Run a file-defined function with the caller's abstract arguments (bounded depth, no recursion)."""
+        from fixinplace.analysis.interpreter import MAX_INLINE_DEPTH, STEP_BUDGET, Frame, join_values
+
+        interp = self.interp
+        fn_node = fn.node
+        if frame.depth >= MAX_INLINE_DEPTH or fn_node in interp.call_stack or interp.steps > STEP_BUDGET:
+            extra = [self_value] if isinstance(self_value, TensorValue) else []
+            return self.generic_op(fn.qualname, extra + list(args), kwargs, node, frame, is_tensor=None)
+        if isinstance(fn_node, ast.Lambda):
+            env = {}
+            params = [*fn_node.args.posonlyargs, *fn_node.args.args]
+            for p, a in zip(params, args):
+                env[p.arg] = a
+            inner = Frame(env=env, globals=fn.env, grad_mode=frame.grad_mode, allow_mutation=frame.allow_mutation,
+                          path=frame.path, function=frame.function, unknown_context=frame.unknown_context,
+                          depth=frame.depth + 1, loop_tags=frame.loop_tags)
+            return interp.eval(fn_node.body, inner)
+        env = self.bind_arguments(fn, args, kwargs, self_value, frame)
+        inner = Frame(
+            env=env, globals=fn.env,
+            grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
+            allow_mutation=frame.allow_mutation, path=frame.path, function=fn.qualname,
+            unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
+        )
+        inner.owner = getattr(fn, "owner_class", None)  # type: ignore[attr-defined]
+        inner.self_value = self_value  # type: ignore[attr-defined]
+        interp.inlined.add(id(fn_node))
+        interp.call_stack.append(fn_node)
+        try:
+            interp.exec_block(fn_node.body, inner)
+        finally:
+            interp.call_stack.pop()
+        if not inner.returns:
+            return SCALAR
+        result = inner.returns[0]
+        for other in inner.returns[1:]:
+            result = join_values(result, other)
+        return result
+
+    def bind_arguments(self, fn: FunctionValue, args: list, kwargs: dict, self_value: Value | None,
+                       frame: "Frame") -> dict:
+        """Map call arguments onto a function's parameters."""
+        node = fn.node
+        spec = node.args
+        params = [*spec.posonlyargs, *spec.args]
+        values = list(args)
+        if self_value is not None:
+            values = [self_value, *values]
+        env: dict = {}
+        defaults = spec.defaults
+        first_default = len(params) - len(defaults)
+        for index, param in enumerate(params):
+            if index < len(values):
+                env[param.arg] = values[index]
+            elif param.arg in kwargs:
+                env[param.arg] = kwargs.pop(param.arg)
+            elif index >= first_default:
+                env[param.arg] = self._default(defaults[index - first_default])
+            else:
+                env[param.arg] = UNKNOWN
+        if spec.vararg:
+            env[spec.vararg.arg] = SeqValue(values[len(params):])
+        for param, default in zip(spec.kwonlyargs, spec.kw_defaults):
+            if param.arg in kwargs:
+                env[param.arg] = kwargs.pop(param.arg)
+            else:
+                env[param.arg] = self._default(default) if default is not None else UNKNOWN
+        if spec.kwarg:
+            env[spec.kwarg.arg] = UNKNOWN
+        return env
+
+    @staticmethod
+    def _default(node: ast.AST) -> Value:
+        return SCALAR if isinstance(node, ast.Constant) else UNKNOWN
+
+    # =========================================================================================== operators
+    def binop(self, node: ast.BinOp, left: Value, right: Value, frame: "Frame") -> Value:
+        name = BINOP_NAMES.get(type(node.op))
+        if name is None:
+            return UNKNOWN
+        if isinstance(left, TensorValue):
+            receiver, other, dunder = left, right, f"__{name}__"
+        elif isinstance(right, TensorValue):
+            receiver, other, dunder = right, left, f"__r{name}__"
+        elif isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
+            return SCALAR
+        else:
+            return UNKNOWN
+        entry = self.table.method(dunder) if self.table else None
+        is_tensor = tri_or(receiver.is_tensor, getattr(other, "is_tensor", None))
+        if entry is None:
+            return self.generic_op(dunder, [receiver, other], {}, node, frame, is_tensor=is_tensor)
+        return self.apply_op(entry, name, [receiver, other], {}, node, frame, result_is_tensor=is_tensor)
+
+    def unaryop(self, node: ast.UnaryOp, operand: Value, frame: "Frame") -> Value:
+        if isinstance(node.op, ast.Not):
+            return SCALAR
+        if not isinstance(operand, TensorValue):
+            return SCALAR if isinstance(operand, ScalarValue) else UNKNOWN
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        dunder = UNARY_NAMES[type(node.op)]
+        entry = self.table.method(dunder) if self.table else None
+        if entry is None:
+            return self.generic_op(dunder, [operand], {}, node, frame, is_tensor=operand.is_tensor)
+        return self.apply_op(entry, dunder.strip("_"), [operand], {}, node, frame, result_is_tensor=operand.is_tensor)
+
+    # =========================================================================================== indexing
+    def index_kind(self, index: ast.AST, frame: "Frame") -> str:
+        """`basic` (a view), `advanced` (a copy) or `unknown`, evaluating the index expressions."""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        kinds = set()
+        for part in parts:
+            if isinstance(part, ast.Slice):
+                for bound in (part.lower, part.upper, part.step):
+                    if bound is not None:
+                        self.interp.eval(bound, frame)
+                kinds.add("basic")
+                continue
+            if isinstance(part, ast.Constant):
+                kinds.add("basic" if not isinstance(part.value, (list, tuple)) else "advanced")
+                continue
+            value = self.interp.eval(part, frame)
+            if isinstance(value, ScalarValue):
+                kinds.add("basic")
+            elif isinstance(value, SeqValue) or (isinstance(value, TensorValue) and value.is_tensor is True):
+                kinds.add("advanced")
+            else:
+                kinds.add("unknown")
+        if "advanced" in kinds:
+            return "advanced"
+        if "unknown" in kinds:
+            return "unknown"
+        return "basic"
+
+    def getitem(self, node: ast.Subscript, frame: "Frame") -> Value:
+        base = self.interp.eval(node.value, frame)
+        if isinstance(base, TensorValue):
+            kind = self.index_kind(node.slice, frame)
+            label = self.text(node)
+            if kind == "basic":
+                return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, label, base.maybe_groups, base.is_tensor)
+            rg = base.rg if frame.grad_mode is not False else False
+            result = self.fresh_tensor(node, rg, label, graph=base.graph if rg is not False else frozenset(),
+                                       is_tensor=base.is_tensor)
+            if kind == "unknown":
+                result.maybe_groups = tuple(g for g, _ in base.all_groups())
+                result.leaf_rg = None if base.leaf_rg else False
+            return result
+        if isinstance(base, DictValue):
+            if isinstance(node.slice, ast.Constant) and node.slice.value in base.items:
+                return base.items[node.slice.value]
+            if not isinstance(node.slice, ast.Constant):
+                self.interp.eval(node.slice, frame)
+            return self.interp.element_value(base, list(base.items.values()))
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+            index = node.slice.value
+            if isinstance(base, SeqValue) and -len(base.items) <= index < len(base.items):
+                return base.items[index]
+            if isinstance(base, ModuleValue) and -len(base.children) <= index < len(base.children):
+                return base.children[index]
+        else:
+            self.interp.eval(node.slice, frame)
+        if isinstance(base, SeqValue) and base.items:
+            return self.interp.element_value(base, base.items)
+        return UNKNOWN
+
+    def setitem(self, target: ast.Subscript, value: Value, frame: "Frame", stmt: ast.AST) -> None:
+        """`base[index] = value`: an in-place write to the tensor `base`."""
+        base = self.interp.eval(target.value, frame)
+        if isinstance(base, DictValue):
+            if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, (str, int)):
+                base.items[target.slice.value] = value
+            else:
+                self.interp.eval(target.slice, frame)
+            return
+        if not isinstance(base, TensorValue):
+            self.interp.eval(target.slice, frame)
+            return
+        kind = self.index_kind(target.slice, frame)
+        site = self.site(stmt, "setitem", "__setitem__", extra=(("index_kind", kind),))
+        self.record_write(frame, base, site, self._label(base, target.value))
+        if isinstance(value, TensorValue) and frame.grad_mode is not False and value.rg is not False:
+            base.rg = tri_or(base.rg, value.rg)
+            base.graph = base.graph | value.graph
+
+    def augassign(self, stmt: ast.AugAssign, frame: "Frame") -> None:
+        """`x op= y`: in place for tensors (`add_`...), a rebinding for Python numbers."""
+        target = stmt.target
+        name = BINOP_NAMES.get(type(stmt.op))
+        if isinstance(target, ast.Subscript):
+            base = self.interp.eval(target.value, frame)
+            rhs = self.interp.eval(stmt.value, frame)
+            if isinstance(base, TensorValue):
+                kind = self.index_kind(target.slice, frame)
+                site = self.site(stmt, "augassign", AUGASSIGN_INPLACE.get(name or "", "setitem"),
+                                 extra=(("index_kind", kind),))
+                self.record_write(frame, base, site, self._label(base, target.value))
+                if isinstance(rhs, TensorValue) and frame.grad_mode is not False:
+                    base.rg = tri_or(base.rg, rhs.rg)
+                    base.graph = base.graph | rhs.graph
+            else:
+                self.interp.eval(target.slice, frame)
+            return
+        current = self.interp.eval(target, frame)
+        rhs = self.interp.eval(stmt.value, frame)
+        if isinstance(current, TensorValue) and name is not None and name != "matmul":
+            op = AUGASSIGN_INPLACE[name]
+            site = self.site(stmt, "augassign", op)
+            self.record_write(frame, current, site, self._label(current, target))
+            entry = self.table.method(f"__{name}__") if self.table else None
+            self.apply_op(entry, name, [current, rhs], {}, stmt, frame, inplace_target=current)
+            return
+        fake = ast.BinOp(left=target, op=stmt.op, right=stmt.value)
+        ast.copy_location(fake, stmt)
+        fake.end_lineno, fake.end_col_offset = stmt.end_lineno, stmt.end_col_offset
+        result = self.binop(fake, current, rhs, frame)
+        self.interp.assign(target, result, frame, stmt)
+
+
+class SuperValue(Value):
+    """`super()` inside a method: knows the instance and the class the method belongs to."""
+
+    def __init__(self, frame: "Frame") -> None:
+        self.instance = getattr(frame, "self_value", None)
+        self.owner = getattr(frame, "owner", None)

@@ -1,0 +1,708 @@
+"""An abstract interpreter over Python's `ast` that tracks tensors, saves and in-place writes.
+
+It runs module-level code as written, inlines calls to functions, classes and `nn.Module.forward` defined in the
+same file (bounded depth), follows both arms of branches (events in different arms never interact) and runs loop
+bodies twice (so that a write in one iteration meets the backward of the next). Functions that nothing in the
+file calls are then run once with unknown arguments, and what they return is treated as headed for a backward.
+Facts about ops (what they save, which return views) come from the generated table (`fixinplace.optable`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+
+from fixinplace.analysis import calls
+from fixinplace.analysis.report import Reporter
+from fixinplace.analysis.values import (
+    SCALAR,
+    UNKNOWN,
+    AllowMutationCtx,
+    BoundMethod,
+    ClassValue,
+    DictValue,
+    FunctionValue,
+    GradModeCtx,
+    Group,
+    InstanceValue,
+    MethodRef,
+    ModuleValue,
+    OptimizerValue,
+    ParamsValue,
+    Path,
+    QualName,
+    ScalarValue,
+    SeqValue,
+    TensorValue,
+    Tri,
+    UnknownValue,
+    Value,
+    tri_join,
+)
+
+MAX_INLINE_DEPTH = 4
+MAX_UNROLL = 16
+STEP_BUDGET = 400_000  # abstract statement executions per file; beyond it calls stop being inlined
+
+
+@dataclass
+class Frame:
+    """The state of one abstract function activation."""
+
+    env: dict
+    globals: dict
+    grad_mode: Tri = True
+    allow_mutation: bool = False
+    path: Path = ()
+    function: str = "<module>"
+    unknown_context: bool = False
+    depth: int = 0
+    returns: list = field(default_factory=list)
+    loop_tags: tuple = ()
+
+    def lookup(self, name: str) -> Value | None:
+        """A name from the local scope, then the module scope."""
+        if name in self.env:
+            return self.env[name]
+        return self.globals.get(name)
+
+
+def join_values(a: Value | None, b: Value | None) -> Value:
+    """The value a name holds after two paths merge."""
+    if a is None:
+        return b if b is not None else UNKNOWN
+    if b is None or a is b:
+        return a
+    if isinstance(a, TensorValue) and isinstance(b, TensorValue):
+        groups = tuple(g for g, _ in b.all_groups()) + a.maybe_groups
+        return TensorValue(
+            group=a.group,
+            rg=tri_join(a.rg, b.rg),
+            leaf_rg=tri_join(a.leaf_rg, b.leaf_rg),
+            graph=a.graph | b.graph,
+            label=a.label if a.label == b.label else a.label,
+            maybe_groups=tuple(dict.fromkeys(g for g in groups if g is not a.group)),
+            is_tensor=tri_join(a.is_tensor, b.is_tensor),
+        )
+    if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
+        return a
+    if isinstance(a, TensorValue) and not isinstance(b, TensorValue):
+        return _maybe(a)
+    if isinstance(b, TensorValue):
+        return _maybe(b)
+    return UNKNOWN
+
+
+def _maybe(t: TensorValue) -> TensorValue:
+    """The same tensor facts, but it may not be a tensor on every path (writes become uncertain)."""
+    return TensorValue(t.group, t.rg, t.leaf_rg, t.graph, t.label, t.maybe_groups, None, t.owner)
+
+
+def join_envs(a: dict, b: dict) -> dict:
+    """Merge two scopes after a branch."""
+    out = {}
+    for name in a.keys() | b.keys():
+        out[name] = join_values(a.get(name), b.get(name))
+    return out
+
+
+class Interpreter:
+    """Runs one file abstractly and feeds hazards to the reporter."""
+
+    def __init__(self, tree: ast.Module, source: str, path: str, table) -> None:
+        self.tree = tree
+        self.source = source
+        self.path = path
+        self.table = table
+        self.report = Reporter(source, path)
+        self.steps = 0
+        self.inlined: set[int] = set()  # ids of FunctionDef nodes run with known arguments
+        self.defined: list[FunctionValue] = []  # every function/method seen, in source order
+        self.classes: list[ClassValue] = []
+        self.call_stack: list[ast.AST] = []
+        self.unknown_instances: dict[int, InstanceValue] = {}
+        self.calls = calls.CallHandler(self)
+
+    # ----------------------------------------------------------------------------------------------- driver
+    def run(self) -> None:
+        """Analyse the module: top-level code, then every function nothing called."""
+        module_env: dict = {}
+        frame = Frame(env=module_env, globals=module_env)
+        self.exec_block(self.tree.body, frame)
+        self._run_uncalled()
+
+    def _run_uncalled(self) -> None:
+        seen: set[int] = set()
+        index = 0
+        while index < len(self.defined):
+            fn = self.defined[index]
+            index += 1
+            key = id(fn.node)
+            if key in self.inlined or key in seen or isinstance(fn.node, ast.Lambda):
+                continue
+            seen.add(key)
+            self.run_unknown_context(fn)
+
+    def run_unknown_context(self, fn: FunctionValue, owner: ClassValue | None = None) -> None:
+        """Run one function with unknown arguments; values it returns are headed for a backward."""
+        node = fn.node
+        env: dict = {}
+        args = node.args
+        params = [*args.posonlyargs, *args.args]
+        owner = owner or getattr(fn, "owner_class", None)
+        for i, arg in enumerate(params):
+            if i == 0 and owner is not None and fn.kind in ("function", "property"):
+                env[arg.arg] = self.unknown_instance(owner)
+            else:
+                env[arg.arg] = self.argument_value(arg)
+        for arg in args.kwonlyargs:
+            env[arg.arg] = self.argument_value(arg)
+        if args.vararg:
+            env[args.vararg.arg] = UNKNOWN
+        if args.kwarg:
+            env[args.kwarg.arg] = UNKNOWN
+        frame = Frame(
+            env=env,
+            globals=fn.env,
+            grad_mode=fn.grad_mode if fn.grad_mode is not None else True,
+            function=fn.qualname,
+            unknown_context=True,
+            depth=1,
+        )
+        self.call_stack.append(node)
+        try:
+            self.exec_block(node.body, frame)
+        finally:
+            self.call_stack.pop()
+        for value in frame.returns:
+            for tensor in self.tensors_in(value):
+                self.calls.backward(
+                    frame, tensor, node, f"the value `{fn.qualname}` returns", implicit=True
+                )
+
+    def argument_value(self, arg: ast.arg) -> Value:
+        """An argument whose provenance is unknown."""
+        annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+        if annotation and not any(w in annotation for w in ("Tensor", "Parameter", "Any")):
+            if annotation in ("int", "float", "bool", "str") or annotation.startswith(("Optional[int", "list", "dict", "tuple", "Callable")):
+                return SCALAR if annotation in ("int", "float", "bool", "str") else UNKNOWN
+        group = Group(label=arg.arg, line=arg.lineno, origin="arg", named=True)
+        is_tensor = True if "Tensor" in annotation or "Parameter" in annotation else None
+        return TensorValue(group=group, rg=None, leaf_rg=None, graph=frozenset(), label=arg.arg, is_tensor=is_tensor)
+
+    def unknown_instance(self, cls: ClassValue) -> InstanceValue:
+        """An instance of a file-defined class built by running its `__init__` with unknown arguments."""
+        key = id(cls.node)
+        if key in self.unknown_instances:
+            return self.unknown_instances[key]
+        inst = InstanceValue(cls=cls, label="self")
+        self.unknown_instances[key] = inst
+        init = self.lookup_class_attr(cls, "__init__")
+        if isinstance(init, FunctionValue):
+            args = init.node.args
+            params = [*args.posonlyargs, *args.args][1:]
+            env = {p.arg: self.argument_value(p) for p in params}
+            for p in args.kwonlyargs:
+                env[p.arg] = self.argument_value(p)
+            if args.vararg:
+                env[args.vararg.arg] = UNKNOWN
+            if args.kwarg:
+                env[args.kwarg.arg] = UNKNOWN
+            first = [*args.posonlyargs, *args.args]
+            if first:
+                env[first[0].arg] = inst
+            frame = Frame(env=env, globals=init.env, function=init.qualname, unknown_context=True, depth=1)
+            self.inlined.add(id(init.node))
+            self.call_stack.append(init.node)
+            try:
+                self.exec_block(init.node.body, frame)
+            finally:
+                self.call_stack.pop()
+        return inst
+
+    def lookup_class_attr(self, cls: ClassValue, name: str) -> Value | None:
+        """A class attribute, searching file-defined bases too."""
+        if name in cls.attrs:
+            return cls.attrs[name]
+        for base in cls.bases:
+            if isinstance(base, ClassValue):
+                found = self.lookup_class_attr(base, name)
+                if found is not None:
+                    return found
+        return None
+
+    # ------------------------------------------------------------------------------------------ statements
+    def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool:
+        """Run statements in order; True when the block always leaves early (return/raise/break/continue)."""
+        for stmt in body:
+            if self.exec_stmt(stmt, frame):
+                return True
+        return False
+
+    def exec_stmt(self, stmt: ast.stmt, frame: Frame) -> bool:
+        """Run one statement; True when control never reaches the next one."""
+        self.steps += 1
+        method = getattr(self, "stmt_" + type(stmt).__name__, None)
+        if method is None:
+            return False
+        return bool(method(stmt, frame))
+
+    def stmt_Expr(self, stmt: ast.Expr, frame: Frame) -> None:
+        value = self.eval(stmt.value, frame)
+        if isinstance(value, GradModeCtx) and getattr(value, "applies_now", False):
+            frame.grad_mode = value.enabled  # torch.set_grad_enabled(False) as a statement
+
+    def stmt_Assign(self, stmt: ast.Assign, frame: Frame) -> None:
+        value = self.eval(stmt.value, frame)
+        for target in stmt.targets:
+            self.assign(target, value, frame, stmt)
+
+    def stmt_AnnAssign(self, stmt: ast.AnnAssign, frame: Frame) -> None:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value, frame), frame, stmt)
+
+    def stmt_AugAssign(self, stmt: ast.AugAssign, frame: Frame) -> None:
+        self.calls.augassign(stmt, frame)
+
+    def stmt_Return(self, stmt: ast.Return, frame: Frame) -> bool:
+        frame.returns.append(self.eval(stmt.value, frame) if stmt.value is not None else SCALAR)
+        return True
+
+    def stmt_Raise(self, stmt: ast.Raise, frame: Frame) -> bool:
+        if stmt.exc is not None:
+            self.eval(stmt.exc, frame)
+        return True
+
+    def stmt_Break(self, stmt: ast.Break, frame: Frame) -> bool:
+        return True
+
+    def stmt_Continue(self, stmt: ast.Continue, frame: Frame) -> bool:
+        return True
+
+    def stmt_Assert(self, stmt: ast.Assert, frame: Frame) -> None:
+        self.eval(stmt.test, frame)
+
+    def stmt_Delete(self, stmt: ast.Delete, frame: Frame) -> None:
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                frame.env.pop(target.id, None)
+
+    def stmt_Import(self, stmt: ast.Import, frame: Frame) -> None:
+        for alias in stmt.names:
+            if alias.asname:
+                frame.env[alias.asname] = QualName(alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                frame.env[top] = QualName(top)
+
+    def stmt_ImportFrom(self, stmt: ast.ImportFrom, frame: Frame) -> None:
+        module = ("." * stmt.level) + (stmt.module or "")
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            frame.env[alias.asname or alias.name] = QualName(f"{module}.{alias.name}" if module else alias.name)
+
+    def stmt_FunctionDef(self, stmt: ast.FunctionDef, frame: Frame, owner: ClassValue | None = None) -> None:
+        qualname = stmt.name if frame.function == "<module>" else f"{frame.function}.{stmt.name}"
+        fn = FunctionValue(node=stmt, qualname=qualname, env=frame.globals if frame.env is frame.globals else {**frame.globals, **frame.env})
+        for deco in stmt.decorator_list:
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            dv = self.eval(target, frame)
+            if isinstance(dv, QualName):
+                name = dv.name
+                if name in ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"):
+                    fn.grad_mode = False
+                elif name in ("torch.enable_grad", "torch.autograd.enable_grad"):
+                    fn.grad_mode = True
+                elif name.endswith("staticmethod"):
+                    fn.kind = "staticmethod"
+                elif name.endswith("classmethod"):
+                    fn.kind = "classmethod"
+                elif name.endswith("property"):
+                    fn.kind = "property"
+        fn.owner_class = owner  # type: ignore[attr-defined]
+        self.defined.append(fn)
+        frame.env[stmt.name] = fn
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    def stmt_ClassDef(self, stmt: ast.ClassDef, frame: Frame) -> None:
+        bases = [self.eval(b, frame) for b in stmt.bases]
+        is_module: Tri = False
+        for base in bases:
+            if isinstance(base, ClassValue) and base.is_module is not False:
+                is_module = True if base.is_module else (is_module or None)
+            elif isinstance(base, QualName):
+                if base.name.startswith("torch.nn") and base.name.split(".")[-1] in ("Module", "Sequential", "ModuleList"):
+                    is_module = True
+                elif not base.name.startswith(("builtins", "typing", "enum", "abc", "dataclasses")):
+                    is_module = True if is_module else None
+        cls = ClassValue(node=stmt, name=stmt.name, bases=bases, attrs={}, is_module=bool(is_module) if is_module is not None else None)  # type: ignore[arg-type]
+        class_frame = Frame(
+            env={}, globals=frame.globals, grad_mode=frame.grad_mode, function=stmt.name, path=frame.path
+        )
+        for item in stmt.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.stmt_FunctionDef(item, class_frame, owner=cls)
+            elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+                self.exec_stmt(item, class_frame)
+        cls.attrs = class_frame.env
+        self.classes.append(cls)
+        frame.env[stmt.name] = cls
+
+    def stmt_If(self, stmt: ast.If, frame: Frame) -> None | bool:
+        test = self.eval(stmt.test, frame)
+        return self.branch(stmt, frame, [stmt.body, stmt.orelse], test)
+
+    def branch(self, node: ast.AST, frame: Frame, arms: list[list[ast.stmt]], test: Value | None = None) -> bool:
+        """Run each arm from the same state, tagging events with the arm; merge the scopes that fall through."""
+        static = self.static_truth(test)
+        if static is not None and len(arms) == 2:
+            return self.exec_block(arms[0] if static else arms[1], frame)
+        key = (id(node), frame.loop_tags)
+        start_env = frame.env
+        start_path = frame.path
+        outs: list[dict] = []
+        for arm_index, body in enumerate(arms):
+            frame.env = dict(start_env)
+            frame.path = start_path + ((key, arm_index),)
+            left = self.exec_block(body, frame)
+            if not left:
+                outs.append(frame.env)
+        frame.path = start_path
+        if not outs:
+            frame.env = start_env
+            start_env.clear()
+            return True
+        merged = outs[0]
+        for other in outs[1:]:
+            merged = join_envs(merged, other)
+        start_env.clear()
+        start_env.update(merged)
+        frame.env = start_env
+        return False
+
+    @staticmethod
+    def static_truth(test: Value | None) -> bool | None:
+        """Conditions the analysis can decide (`if __name__ == "__main__"` is taken)."""
+        if isinstance(test, ScalarValue) and hasattr(test, "truth"):
+            return test.truth  # type: ignore[attr-defined]
+        return None
+
+    def stmt_For(self, stmt: ast.For, frame: Frame) -> None:
+        iterable = self.eval(stmt.iter, frame)
+        items = self.iteration_items(iterable)
+        if items is not None and len(items) <= MAX_UNROLL:
+            for index, item in enumerate(items):
+                frame.loop_tags = frame.loop_tags + ((id(stmt), index),)
+                self.assign(stmt.target, item, frame, stmt)
+                self.exec_block(stmt.body, frame)
+                frame.loop_tags = frame.loop_tags[:-1]
+        else:
+            element = self.element_value(iterable, items)
+            for index in range(2):
+                frame.loop_tags = frame.loop_tags + ((id(stmt), index),)
+                self.assign(stmt.target, element, frame, stmt)
+                self.exec_block(stmt.body, frame)
+                frame.loop_tags = frame.loop_tags[:-1]
+        self.exec_block(stmt.orelse, frame)
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_While(self, stmt: ast.While, frame: Frame) -> None:
+        for index in range(2):
+            frame.loop_tags = frame.loop_tags + ((id(stmt), index),)
+            self.eval(stmt.test, frame)
+            self.exec_block(stmt.body, frame)
+            frame.loop_tags = frame.loop_tags[:-1]
+        self.exec_block(stmt.orelse, frame)
+
+    def iteration_items(self, iterable: Value) -> list | None:
+        """The known elements of an iterable, when the analysis knows them."""
+        if isinstance(iterable, SeqValue):
+            return list(iterable.items)
+        if isinstance(iterable, ParamsValue):
+            return list(iterable.params)
+        if isinstance(iterable, ModuleValue) and iterable.kind in ("Sequential", "ModuleList"):
+            return list(iterable.children)
+        return None
+
+    def element_value(self, iterable: Value, items: list | None) -> Value:
+        """One abstract element standing for every element of an iterable."""
+        if items:
+            value = items[0]
+            for item in items[1:]:
+                value = join_values(value, item)
+            return value
+        if isinstance(iterable, ScalarValue):
+            return SCALAR
+        if getattr(iterable, "is_range", False):
+            return SCALAR
+        return UNKNOWN
+
+    def stmt_With(self, stmt: ast.With, frame: Frame) -> bool:
+        saved = (frame.grad_mode, frame.allow_mutation)
+        for item in stmt.items:
+            ctx = self.eval(item.context_expr, frame)
+            if isinstance(ctx, GradModeCtx):
+                frame.grad_mode = ctx.enabled
+            elif isinstance(ctx, AllowMutationCtx):
+                frame.allow_mutation = True
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN, frame, stmt)
+        try:
+            return self.exec_block(stmt.body, frame)
+        finally:
+            frame.grad_mode, frame.allow_mutation = saved
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Try(self, stmt: ast.Try, frame: Frame) -> bool:
+        arms = [stmt.body + stmt.orelse] + [handler.body for handler in stmt.handlers]
+        left = self.branch(stmt, frame, arms) if stmt.handlers else self.exec_block(stmt.body + stmt.orelse, frame)
+        final = self.exec_block(stmt.finalbody, frame)
+        return left or final
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, stmt, frame: Frame) -> bool:
+        self.eval(stmt.subject, frame)
+        return self.branch(stmt, frame, [case.body for case in stmt.cases] + [[]])
+
+    # ------------------------------------------------------------------------------------------ binding
+    def assign(self, target: ast.AST, value: Value, frame: Frame, stmt: ast.AST) -> None:
+        """Bind a value to an assignment target (names, attributes, subscripts, tuples)."""
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, value, frame)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elements = target.elts
+            if isinstance(value, SeqValue) and len(value.items) == len(elements) and not any(
+                isinstance(e, ast.Starred) for e in elements
+            ):
+                for element, item in zip(elements, value.items):
+                    self.assign(element, item, frame, stmt)
+            else:
+                for element in elements:
+                    inner = element.value if isinstance(element, ast.Starred) else element
+                    self.assign(inner, self.unpacked_element(value), frame, stmt)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, UNKNOWN, frame, stmt)
+        elif isinstance(target, ast.Attribute):
+            base = self.eval(target.value, frame)
+            self.set_attribute(base, target.attr, value, ast.unparse(target))
+        elif isinstance(target, ast.Subscript):
+            self.calls.setitem(target, value, frame, stmt)
+
+    def unpacked_element(self, value: Value) -> Value:
+        """An element of a value unpacked into several targets (`a, b = f(x)`)."""
+        if isinstance(value, TensorValue):
+            # Unpacking a tensor yields views of it.
+            return TensorValue(value.group, value.rg, value.leaf_rg, value.graph, value.label + "[i]", value.maybe_groups, value.is_tensor)
+        return UNKNOWN
+
+    def bind_name(self, name: str, value: Value, frame: Frame) -> None:
+        """Bind a name and let tensors and modules take it as their display name."""
+        frame.env[name] = value
+        if isinstance(value, TensorValue):
+            value.group.rename(name)
+            if not value.label.isidentifier():
+                value.label = name
+        elif isinstance(value, (ModuleValue, OptimizerValue, InstanceValue)):
+            self.name_module(value, name)
+
+    def name_module(self, value: Value, name: str) -> None:
+        """Name a module and its parameters after the variable it is bound to."""
+        if isinstance(value, ModuleValue):
+            if value.label.startswith("<"):
+                value.label = name
+                for pname, param in {**value.params, **value.buffers}.items():
+                    param.group.rename(f"{name}.{pname}")
+                    param.label = f"{name}.{pname}"
+                for index, child in enumerate(value.children):
+                    self.name_module(child, f"{name}[{index}]")
+        elif isinstance(value, (OptimizerValue, InstanceValue)) and value.label.startswith("<"):
+            value.label = name
+
+    def set_attribute(self, base: Value, attr: str, value: Value, text: str) -> None:
+        """`base.attr = value`: instances of file-defined classes remember their attributes."""
+        if isinstance(base, InstanceValue):
+            if isinstance(value, TensorValue):
+                value.group.rename(text)
+                if not value.label.isidentifier() or value.label != text:
+                    value.label = text
+            elif isinstance(value, (ModuleValue, InstanceValue, OptimizerValue)):
+                self.name_module(value, text)
+            base.attrs[attr] = value
+        elif isinstance(base, ModuleValue) and isinstance(value, TensorValue):
+            if attr in base.params:
+                base.params[attr] = value
+            elif attr in base.buffers:
+                base.buffers[attr] = value
+
+    # ------------------------------------------------------------------------------------------ expressions
+    def eval(self, node: ast.AST | None, frame: Frame) -> Value:
+        """The abstract value of an expression (running its calls)."""
+        if node is None:
+            return SCALAR
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.eval(child, frame)
+            return UNKNOWN
+        return method(node, frame)
+
+    def expr_Constant(self, node: ast.Constant, frame: Frame) -> Value:
+        return SCALAR
+
+    def expr_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
+        return SCALAR
+
+    def expr_Name(self, node: ast.Name, frame: Frame) -> Value:
+        value = frame.lookup(node.id)
+        if value is not None:
+            return value
+        if node.id == "__name__":
+            main = ScalarValue()
+            main.is_main = True  # type: ignore[attr-defined]
+            return main
+        if hasattr(builtins, node.id):
+            return QualName("builtins." + node.id)
+        return UNKNOWN
+
+    def expr_Attribute(self, node: ast.Attribute, frame: Frame) -> Value:
+        base = self.eval(node.value, frame)
+        return self.calls.attribute(base, node.attr, node, frame)
+
+    def expr_Call(self, node: ast.Call, frame: Frame) -> Value:
+        return self.calls.call(node, frame)
+
+    def expr_BinOp(self, node: ast.BinOp, frame: Frame) -> Value:
+        left = self.eval(node.left, frame)
+        right = self.eval(node.right, frame)
+        return self.calls.binop(node, left, right, frame)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp, frame: Frame) -> Value:
+        operand = self.eval(node.operand, frame)
+        return self.calls.unaryop(node, operand, frame)
+
+    def expr_Compare(self, node: ast.Compare, frame: Frame) -> Value:
+        left = self.eval(node.left, frame)
+        rights = [self.eval(c, frame) for c in node.comparators]
+        if (
+            len(node.ops) == 1
+            and isinstance(node.ops[0], ast.Eq)
+            and getattr(left, "is_main", False)
+            and isinstance(node.comparators[0], ast.Constant)
+            and node.comparators[0].value == "__main__"
+        ):
+            truth = ScalarValue()
+            truth.truth = True  # type: ignore[attr-defined]
+            return truth
+        values = [left, *rights]
+        if any(isinstance(v, TensorValue) for v in values):
+            return self.calls.fresh_tensor(node, rg=False, label=ast.unparse(node))
+        return SCALAR
+
+    def expr_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
+        values = [self.eval(v, frame) for v in node.values]
+        result = values[0]
+        for v in values[1:]:
+            result = join_values(result, v)
+        return result
+
+    def expr_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
+        self.eval(node.test, frame)
+        return join_values(self.eval(node.body, frame), self.eval(node.orelse, frame))
+
+    def expr_Tuple(self, node: ast.Tuple, frame: Frame) -> Value:
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            for e in node.elts:
+                self.eval(e, frame)
+            return UNKNOWN
+        return SeqValue([self.eval(e, frame) for e in node.elts])
+
+    expr_List = expr_Tuple
+
+    def expr_Dict(self, node: ast.Dict, frame: Frame) -> Value:
+        items: dict = {}
+        known = True
+        for key, value_node in zip(node.keys, node.values):
+            value = self.eval(value_node, frame)
+            if key is None:  # {**other}
+                if isinstance(value, DictValue):
+                    items.update(value.items)
+                else:
+                    known = False
+            elif isinstance(key, ast.Constant) and isinstance(key.value, (str, int)):
+                items[key.value] = value
+            else:
+                self.eval(key, frame)
+                known = False
+        return DictValue(items) if known else UNKNOWN
+
+    def expr_Subscript(self, node: ast.Subscript, frame: Frame) -> Value:
+        return self.calls.getitem(node, frame)
+
+    def expr_NamedExpr(self, node: ast.NamedExpr, frame: Frame) -> Value:
+        value = self.eval(node.value, frame)
+        self.assign(node.target, value, frame, node)
+        return value
+
+    def expr_Lambda(self, node: ast.Lambda, frame: Frame) -> Value:
+        return FunctionValue(node=node, qualname="<lambda>", env={**frame.globals, **frame.env})
+
+    def expr_Await(self, node: ast.Await, frame: Frame) -> Value:
+        return self.eval(node.value, frame)
+
+    def expr_Starred(self, node: ast.Starred, frame: Frame) -> Value:
+        self.eval(node.value, frame)
+        return UNKNOWN
+
+    def _comprehension(self, node, frame: Frame) -> Value:
+        # Comprehensions run in their own scope: evaluate generators and elements once for their calls.
+        inner = Frame(env=dict(frame.env), globals=frame.globals, grad_mode=frame.grad_mode,
+                      allow_mutation=frame.allow_mutation, path=frame.path, function=frame.function,
+                      unknown_context=frame.unknown_context, depth=frame.depth, loop_tags=frame.loop_tags)
+        for gen in node.generators:
+            iterable = self.eval(gen.iter, inner)
+            self.assign(gen.target, self.element_value(iterable, self.iteration_items(iterable)), inner, node)
+            for cond in gen.ifs:
+                self.eval(cond, inner)
+        if isinstance(node, ast.DictComp):
+            self.eval(node.key, inner)
+            self.eval(node.value, inner)
+            return UNKNOWN
+        element = self.eval(node.elt, inner)
+        if isinstance(node, (ast.ListComp,)) and isinstance(element, TensorValue):
+            return SeqValue([element])
+        return UNKNOWN
+
+    expr_ListComp = expr_SetComp = expr_DictComp = expr_GeneratorExp = _comprehension
+
+    # ------------------------------------------------------------------------------------------ helpers
+    def tensors_in(self, value: Value) -> list[TensorValue]:
+        """The tensors held by a value (a tensor, or the items of a tuple/list)."""
+        if isinstance(value, TensorValue):
+            return [value]
+        if isinstance(value, (SeqValue, DictValue)):
+            out: list[TensorValue] = []
+            for item in value.items.values() if isinstance(value, DictValue) else value.items:
+                out.extend(self.tensors_in(item))
+            return out
+        return []
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of a node, on one line and shortened."""
+        segment = ast.get_source_segment(self.source, node) or ast.unparse(node)
+        segment = " ".join(segment.split())
+        return segment if len(segment) <= 60 else segment[:57] + "..."
+
+
+def make_unknown_tensor(label: str, line: int) -> TensorValue:
+    """A tensor about which nothing is known but that it is one."""
+    return TensorValue(Group(label=label, line=line, origin="unknown"), None, None, frozenset(), label)
+
+
+__all__ = ["Interpreter", "Frame", "join_values", "make_unknown_tensor", "UnknownValue", "BoundMethod", "MethodRef"]

@@ -1,0 +1,268 @@
+"""Abstract values of the interpreter: tensors with version counters, saves, writes, modules, optimizers.
+
+The model mirrors autograd: every tensor belongs to a version-counter `Group` (views, `.detach()` and in-place
+results share their base's group; `.data` gets a group of its own that is a *silent* alias of the base). An op
+that runs in grad mode records `Save`s on the groups of the tensors it saved, stamped with the group's current
+write count. A `Write` bumps the count. A backward that needs a save whose group was written since is a hazard.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass, field
+from typing import Optional
+
+Tri = Optional[bool]  # True / False / unknown
+
+_seq = itertools.count()
+
+
+def next_seq() -> int:
+    """A global, increasing event number (program order of the abstract run)."""
+    return next(_seq)
+
+
+def tri_or(*values: Tri) -> Tri:
+    """Three-valued OR."""
+    if any(v is True for v in values):
+        return True
+    if all(v is False for v in values):
+        return False
+    return None
+
+
+def tri_join(a: Tri, b: Tri) -> Tri:
+    """The value known on both paths, or unknown."""
+    return a if a == b else None
+
+
+Path = tuple  # tuple of (branch_key, arm): the branch arms an event happened under
+
+
+def compatible(p: Path, q: Path) -> bool:
+    """False when two events happened in different arms of the same branch (they never both run)."""
+    if not p or not q:
+        return True
+    arms = dict(p)
+    return all(arms.get(key, arm) == arm for key, arm in q)
+
+
+@dataclass(eq=False)
+class Group:
+    """One version counter: a base tensor with all its views and aliases."""
+
+    label: str
+    line: int
+    origin: str = "fresh"  # fresh | param | buffer | arg | unknown | grad
+    origin_detail: str = ""  # e.g. "created with requires_grad=True at line 3", "parameter `weight` of `fc`"
+    silent_of: "Group | None" = None  # `.data` groups: writes here change `silent_of`'s values silently
+    writes: list["Write"] = field(default_factory=list)
+    named: bool = False  # label is a user-visible name (not just an expression)
+
+    def rename(self, name: str) -> None:
+        """Give the group a user-visible name, the first one it is bound to."""
+        if not self.named:
+            self.label = name
+            self.named = True
+
+
+@dataclass(eq=False)
+class Save:
+    """A tensor saved for backward by an op, at a given version of its group."""
+
+    group: Group
+    version: int  # len(group.writes) when saved
+    seq: int
+    path: Path
+    op: str
+    role: str  # "output" | "input" | "weight" | ...
+    label: str  # the saved tensor's name at the save
+    line: int
+    column: int
+    certain: bool
+
+
+@dataclass(eq=False)
+class Write:
+    """An in-place write (a version bump, or a silent change of values)."""
+
+    group: Group
+    seq: int
+    path: Path
+    site: "Site"
+    certain: bool  # False when the written value only may alias the group
+    silent: bool  # no version bump (`.data`, fused optimizer): wrong gradient, no error
+    label: str  # what was written, as the user wrote it
+    allowed: bool = False  # under allow_mutation_on_saved_tensors(): autograd clones on write
+
+
+@dataclass(eq=False)
+class Site:
+    """The source location of one in-place write, shared by every abstract execution of it."""
+
+    node: ast.AST
+    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | data
+    op: str  # add_, __setitem__, relu_, step, ...
+    text: str  # source text of the write
+    extra: tuple = ()  # facts for fixes: (key, value) pairs
+
+
+class Value:
+    """Any abstract value."""
+
+    is_tensor: Tri = False
+
+
+@dataclass(eq=False)
+class TensorValue(Value):
+    """A tensor (or a value that may be one, with is_tensor None)."""
+
+    group: Group
+    rg: Tri  # requires grad
+    leaf_rg: Tri  # writing it in grad mode raises the leaf error (a leaf requiring grad, or a view of one)
+    graph: frozenset  # the Saves its backward needs
+    label: str
+    maybe_groups: tuple = ()  # groups it may alias (uncertain)
+    is_tensor: Tri = True
+    owner: str = ""  # for parameters: "`weight` of `fc`"
+
+    def all_groups(self) -> list[tuple[Group, bool]]:
+        """(group, certain) pairs this value may write."""
+        return [(self.group, True)] + [(g, False) for g in self.maybe_groups if g is not self.group]
+
+
+@dataclass(eq=False)
+class ScalarValue(Value):
+    """A Python number, bool, string or None: never a tensor."""
+
+    is_tensor: Tri = False
+
+
+@dataclass(eq=False)
+class UnknownValue(Value):
+    """Nothing is known (not even whether it is a tensor); writes to it are not tracked."""
+
+    is_tensor: Tri = None
+
+
+@dataclass(eq=False)
+class SeqValue(Value):
+    """A tuple or list with known items."""
+
+    items: list
+    is_tensor: Tri = False
+
+
+@dataclass(eq=False)
+class DictValue(Value):
+    """A dict whose keys are constants known to the analysis."""
+
+    items: dict
+    is_tensor: Tri = False
+
+
+@dataclass(eq=False)
+class QualName(Value):
+    """A reference to an importable name, e.g. `torch.nn.functional.relu`."""
+
+    name: str
+
+
+@dataclass(eq=False)
+class MethodRef(Value):
+    """`receiver.name`, before it is called."""
+
+    receiver: Value
+    name: str
+
+
+@dataclass(eq=False)
+class ModuleValue(Value):
+    """An instance of a `torch.nn` module class (from the table), or a container of modules."""
+
+    kind: str  # class name: Linear, ReLU, Sequential, ...
+    label: str
+    line: int
+    params: dict = field(default_factory=dict)  # name -> TensorValue
+    buffers: dict = field(default_factory=dict)  # name -> TensorValue
+    children: list = field(default_factory=list)  # for Sequential / ModuleList
+    inplace: bool = False
+    training: Tri = True
+    entry: object = None  # optable.ModuleEntry
+    node: ast.AST | None = None  # the constructor call
+
+
+@dataclass(eq=False)
+class OptimizerValue(Value):
+    """A `torch.optim` optimizer over known parameter tensors."""
+
+    kind: str
+    label: str
+    params: list  # TensorValues
+    fused: bool
+    params_label: str  # e.g. "the parameters of `D`"
+
+
+@dataclass(eq=False)
+class GradModeCtx(Value):
+    """`torch.no_grad()`, `torch.enable_grad()`, `torch.inference_mode()`, `set_grad_enabled(b)`."""
+
+    enabled: Tri
+
+
+@dataclass(eq=False)
+class AllowMutationCtx(Value):
+    """`torch.autograd.graph.allow_mutation_on_saved_tensors()`: writes clone the saved values."""
+
+
+@dataclass(eq=False)
+class FunctionValue(Value):
+    """A function defined in the analysed file."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    qualname: str
+    env: dict  # the defining scope (closure), read-only
+    grad_mode: Tri = None  # forced by a decorator
+    kind: str = "function"  # function | staticmethod | classmethod | property
+
+
+@dataclass(eq=False)
+class ClassValue(Value):
+    """A class defined in the analysed file."""
+
+    node: ast.ClassDef
+    name: str
+    bases: list
+    attrs: dict  # class-level names: methods (FunctionValue) and constants
+    is_module: bool  # subclasses torch.nn.Module
+
+
+@dataclass(eq=False)
+class InstanceValue(Value):
+    """An instance of a class defined in the analysed file."""
+
+    cls: ClassValue
+    label: str
+    attrs: dict = field(default_factory=dict)
+    training: Tri = True
+
+
+@dataclass(eq=False)
+class BoundMethod(Value):
+    """`instance.method` for a method defined in the analysed file."""
+
+    instance: Value
+    function: FunctionValue
+
+
+@dataclass(eq=False)
+class ParamsValue(Value):
+    """`model.parameters()` and friends: a known list of parameter tensors."""
+
+    params: list
+    label: str
+
+
+UNKNOWN = UnknownValue()
+SCALAR = ScalarValue()

@@ -1,0 +1,359 @@
+"""The dataflow analysis on focused programs: exact lines, codes and severities, with the truth run under torch.
+
+Each case is a complete program. `expect` lists every (line, code, severity) the analysis must report at warning
+level or above — nothing more. `runtime` is what the program does under the installed torch ("raises", "silent"
+for a wrong gradient without an error, "ok"), checked by running it, so that no expectation here is folklore.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from fixinplace.analysis import analyze_module
+
+CASES: dict[str, tuple[str, set, str]] = {}
+
+
+def case(name: str, runtime: str, expect: set, source: str) -> None:
+    CASES[name] = (textwrap.dedent(source).lstrip("\n"), expect, runtime)
+
+
+case("branch_arms_never_meet", "ok", set(), """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    flag = x.sum().item() > 100
+    if flag:
+        y = x.exp()
+        loss = y.sum()
+    else:
+        y = x * 2
+        y[0] = 1.0
+        loss = y.sum()
+    loss.backward()
+""")
+
+case("write_in_no_grad_still_bumps_version", "raises", {(5, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    y = torch.sigmoid(x)
+    with torch.no_grad():
+        y.mul_(2)
+    y.sum().backward()
+""")
+
+case("allow_mutation_on_saved_tensors", "ok", set(), """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        y = torch.sigmoid(x)
+        y.mul_(2)
+        y.sum().backward()
+""")
+
+case("detach_shares_the_version_counter", "raises", {(4, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    y = x.exp()
+    y.detach().zero_()
+    y.sum().backward()
+""")
+
+case("data_write_is_silent", "silent", {(4, "FIP104", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    y = x.exp()
+    y.data.zero_()
+    y.sum().backward()
+""")
+
+case("transpose_view_of_saved_input", "raises", {(5, "FIP101", "error")}, """
+    import torch
+    w = torch.randn(3, 3, requires_grad=True)
+    x = w * 1
+    y = x.log()
+    x.t()[0, 1] = 5.0
+    y.sum().backward()
+""")
+
+case("write_after_backward_is_fine", "ok", set(), """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    y = x.exp()
+    y.sum().backward()
+    y.data.zero_()
+    with torch.no_grad():
+        y.add_(1)
+""")
+
+case("inplace_relu_after_batchnorm_is_fine", "ok", set(), """
+    import torch
+    from torch import nn
+    bn = nn.BatchNorm1d(4)
+    act = nn.ReLU(inplace=True)
+    x = torch.randn(8, 4, requires_grad=True)
+    h = act(bn(x))
+    h.sum().backward()
+""")
+
+case("inplace_relu_after_sigmoid_raises", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+    act = nn.ReLU(inplace=True)
+    x = torch.randn(8, 4, requires_grad=True)
+    h = torch.sigmoid(x)
+    h = act(h)
+    h.sum().backward()
+""")
+
+case("batchnorm_running_stats_written_by_user", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+    bn = nn.BatchNorm1d(4)
+    x = torch.randn(8, 4, requires_grad=True)
+    out = bn(x)
+    bn.running_mean.zero_()
+    out.sum().backward()
+""")
+
+case("resnet_residual_add_after_bn", "ok", set(), """
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(4, 4, 3, padding=1)
+            self.bn = nn.BatchNorm2d(4)
+            self.relu = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            identity = x
+            out = self.bn(self.conv(x))
+            out += identity
+            out = self.relu(out)
+            return out
+
+    block = Block()
+    y = block(torch.randn(2, 4, 5, 5))
+    y.sum().backward()
+""")
+
+case("module_forward_writes_sigmoid_output", "raises", {(11, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = torch.sigmoid(self.fc(x))
+            h[:, 0] = 0.0
+            return h
+
+    net = Net()
+    net(torch.randn(2, 4)).sum().backward()
+""")
+
+case("helper_called_with_a_leaf", "raises", {(4, "FIP102", "error")}, """
+    import torch
+
+    def bump(t):
+        t.add_(1)
+        return t * 2
+
+    w = torch.ones(3, requires_grad=True)
+    bump(w).sum().backward()
+""")
+
+case("helper_called_with_a_non_leaf", "ok", set(), """
+    import torch
+
+    def bump(t):
+        t.add_(1)
+        return t * 2
+
+    w = torch.ones(3, requires_grad=True)
+    bump(w * 1).sum().backward()
+""")
+
+case("uncalled_function_argument_write_is_a_warning", "ok", {(4, "FIP102", "warning")}, """
+    import torch
+
+    def bump(t):
+        t.add_(1)
+        return t * 2
+""")
+
+case("uncalled_function_saved_output_write", "ok", {(5, "FIP101", "warning")}, """
+    import torch
+
+    def f(x):
+        y = x.exp()
+        y[0] = 0.0
+        return y
+""")
+
+case("gan_step_before_generator_backward", "raises", {(12, "FIP103", "error")}, """
+    import torch
+    from torch import nn
+    G = nn.Linear(2, 4)
+    D = nn.Sequential(nn.Linear(4, 8), nn.LeakyReLU(0.2), nn.Linear(8, 1))
+    opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+    z = torch.randn(16, 2)
+    fake = G(z)
+    loss_d = D(fake.detach()).mean()
+    loss_g = -D(fake).mean()
+    opt_d.zero_grad()
+    loss_d.backward()
+    opt_d.step()
+    loss_g.backward()
+""")
+
+case("fused_optimizer_is_silent", "silent", {(12, "FIP104", "error")}, """
+    import torch
+    from torch import nn
+    G = nn.Linear(2, 4)
+    D = nn.Linear(4, 1)
+    opt_d = torch.optim.Adam(D.parameters(), lr=1e-1, fused=True)
+    z = torch.randn(16, 2)
+    fake = G(z)
+    loss_d = D(fake.detach()).mean()
+    loss_g = -D(fake).mean()
+    opt_d.zero_grad()
+    loss_d.backward()
+    opt_d.step()
+    loss_g.backward()
+""")
+
+case("training_loop_is_fine", "ok", set(), """
+    import torch
+    from torch import nn
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(inplace=True), nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        opt.zero_grad()
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        loss.backward()
+        opt.step()
+""")
+
+case("manual_sgd_under_no_grad", "ok", set(), """
+    import torch
+    w = torch.randn(3, requires_grad=True)
+    for _ in range(3):
+        loss = (w.exp() * 2).sum()
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+            w.grad.zero_()
+""")
+
+case("loop_write_breaks_next_iteration", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    h = torch.tanh(x)
+    for _ in range(2):
+        out = (h * x).sum()
+        h.mul_(0.5)
+        out.backward(retain_graph=True)
+""")
+
+case("fresh_buffers_are_fine", "ok", set(), """
+    import torch
+    x = torch.randn(4, requires_grad=True)
+    buf = torch.zeros(4)
+    buf[1:] = 2.0
+    out = torch.empty(4)
+    torch.mul(buf, 3, out=out)
+    y = (x * buf).sum() + out.sum()
+    c = x.clone()
+    c[0] = 0.0
+    (y + c.sum()).backward()
+""")
+
+case("masked_fill_before_softmax", "ok", set(), """
+    import torch
+    q = torch.randn(2, 4, 4, requires_grad=True)
+    scores = q @ q.transpose(-1, -2)
+    mask = torch.ones(4, 4).triu(1).bool()
+    scores.masked_fill_(mask, float("-inf"))
+    attn = scores.softmax(-1)
+    attn.sum().backward()
+""")
+
+case("out_into_saved_tensor", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    y = torch.exp(x)
+    loss = y.sum()
+    with torch.no_grad():
+        torch.add(x, 1, out=y)
+    loss.backward()
+""")
+
+case("mul_by_python_scalar_saves_nothing", "ok", set(), """
+    import torch
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y[0] = 10
+    (y + 1).sum().backward()
+""")
+
+case("leaf_view_write", "raises", {(3, "FIP102", "error")}, """
+    import torch
+    w = torch.zeros(2, 3, requires_grad=True)
+    w[0] = 1.0
+""")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_analysis_reports_exactly(name: str) -> None:
+    source, expected, _ = CASES[name]
+    found = {
+        (d.line, d.code, d.severity.value)
+        for d in analyze_module(ast.parse(source), source, f"{name}.py")
+        if d.severity.value != "info"
+    }
+    assert found == expected
+
+
+def _grads_of(source: str, allow_mutation: bool) -> dict:
+    import torch
+
+    scope: dict = {}
+    torch.manual_seed(0)
+    if allow_mutation:
+        with torch.autograd.graph.allow_mutation_on_saved_tensors():
+            exec(compile(source, "case", "exec"), scope)
+    else:
+        exec(compile(source, "case", "exec"), scope)
+    out = {}
+    for key, value in scope.items():
+        if isinstance(value, torch.Tensor) and value.is_leaf and value.grad is not None:
+            out[key] = value.grad.clone()
+        elif isinstance(value, torch.nn.Module):
+            for pname, param in value.named_parameters():
+                if param.grad is not None:
+                    out[f"{key}.{pname}"] = param.grad.clone()
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_truth_under_torch(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    source, _, runtime = CASES[name]
+    try:
+        grads = _grads_of(source, allow_mutation=False)
+    except RuntimeError as error:
+        assert runtime == "raises", f"raised unexpectedly: {error}"
+        return
+    assert runtime in ("ok", "silent"), "expected an exception"
+    if runtime == "silent" or name.startswith("data_write"):
+        reference = _grads_of(source, allow_mutation=True)
+        same = all(torch.allclose(grads[k], reference[k]) for k in reference if k in grads)
+        assert same == (runtime == "ok"), "silent corruption expected" if runtime == "silent" else "grads differ"
