@@ -123,6 +123,8 @@ class Interpreter:
         self.call_stack: list[ast.AST] = []
         self.unknown_instances: dict[int, InstanceValue] = {}
         self.calls = calls.CallHandler(self)
+        self._byte_lines = [line.encode("utf-8") for line in source.splitlines()]
+        self._texts: dict[int, str] = {}
 
     # ----------------------------------------------------------------------------------------------- driver
     def run(self) -> None:
@@ -694,10 +696,32 @@ class Interpreter:
         return []
 
     def text(self, node: ast.AST) -> str:
-        """The source text of a node, on one line and shortened."""
-        segment = ast.get_source_segment(self.source, node) or ast.unparse(node)
+        """The source text of a node, on one line and shortened (cached per node)."""
+        key = id(node)
+        cached = self._texts.get(key)
+        if cached is not None:
+            return cached
+        segment = self._segment(node)
+        if segment is None:
+            segment = ast.unparse(node)
         segment = " ".join(segment.split())
-        return segment if len(segment) <= 60 else segment[:57] + "..."
+        segment = segment if len(segment) <= 60 else segment[:57] + "..."
+        self._texts[key] = segment
+        return segment
+
+    def _segment(self, node: ast.AST) -> str | None:
+        """The exact source of a node from pre-split UTF-8 lines (ast columns are byte offsets)."""
+        try:
+            first, last = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+            start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        except AttributeError:
+            return None
+        if first < 0 or last >= len(self._byte_lines) or end is None:
+            return None
+        if first == last:
+            return self._byte_lines[first][start:end].decode("utf-8", "replace")
+        parts = [self._byte_lines[first][start:], *self._byte_lines[first + 1:last], self._byte_lines[last][:end]]
+        return b"\n".join(parts).decode("utf-8", "replace")
 
 
 def make_unknown_tensor(label: str, line: int) -> TensorValue:
