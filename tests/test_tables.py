@@ -1,0 +1,393 @@
+"""The saved-tensor table: regenerated from the installed torch it must equal the shipped JSON, and
+the torch-free query API must say what torch actually does (FACTS.md, cross-checked by running torch)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixinplace.optable import DATA_PATH, ArgFact, InplaceMethod, OpTable, Saved
+
+ROOT = Path(__file__).resolve().parents[1]
+
+T = ArgFact(True, True)  # a tensor that requires grad
+N = ArgFact(True, False)  # a tensor that does not
+S = ArgFact(False, False)  # a Python scalar
+U = ArgFact(None, None)  # unknown
+
+
+@pytest.fixture(scope="module")
+def table() -> OpTable:
+    return OpTable.load()
+
+
+def items(saved: list[Saved]) -> set[str]:
+    return {s.item for s in saved}
+
+
+def certain(saved: list[Saved]) -> set[str]:
+    return {s.item for s in saved if s.certain}
+
+
+# --------------------------------------------------------------------------------------------------
+# The shipped file
+
+
+def test_regenerated_table_matches_shipped(table):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch.testing._internal.common_methods_invocations")
+    installed, shipped = torch.__version__, table.torch_version
+    if installed != shipped and installed.split("+")[0] == shipped.split("+")[0]:
+        # same release, another build (CUDA wheel): the CPU table is for the CPU build
+        pytest.skip(f"table built with torch {shipped}, installed {installed}")
+    # runs in a fresh interpreter so that no other test's global torch state leaks in
+    proc = subprocess.run(
+        [sys.executable, "-m", "fixinplace.tables", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_optable_does_not_import_torch():
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'torch' or name.startswith('torch.'):\n"
+        "            raise ImportError('torch is blocked')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from fixinplace.optable import OpTable, ArgFact\n"
+        "t = OpTable.load()\n"
+        "assert t.function('torch.exp').saves([ArgFact(True, True)], {})\n"
+        "assert t.module('Linear').saves(True, True, True)\n"
+        "assert 'torch' not in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_shipped_file_shape(table):
+    raw = DATA_PATH.read_text()
+    assert len(raw) < 5 * 1024 * 1024
+    data = json.loads(raw)
+    assert raw == json.dumps(data, indent=1, sort_keys=True) + "\n"  # canonical, so diffs are stable
+    assert data["format"] == 1
+    assert table.torch_version == data["torch_version"]
+    stats = data["stats"]
+    assert stats["ops"] > 500 and stats["methods"] > 250 and stats["modules"] > 100
+    assert stats["opinfos_skipped"] == len(data["skipped"]["opinfos"])
+    # every function/method points at a measured op
+    for section in ("functions", "methods"):
+        for name, ref in data[section].items():
+            assert ref["op"] in data["ops"], (section, name)
+
+
+def test_load_is_cached():
+    assert OpTable.load() is OpTable.load()
+
+
+# --------------------------------------------------------------------------------------------------
+# What ops save (FACTS.md)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    ["torch.exp", "torch.sigmoid", "torch.tanh", "torch.relu", "torch.nn.functional.relu", "torch.sqrt",
+     "torch.special.expit"],
+)
+def test_saves_output(table, fn):
+    assert table.function(fn).saves([T], {}) == [Saved("output", True)]
+
+
+def test_softmax_saves_output(table):
+    assert table.function("torch.softmax").saves([T, S], {}) == [Saved("output", True)]
+    assert table.function("torch.nn.functional.softmax").saves([T], {"dim": S}) == [Saved("output", True)]
+    assert table.method("softmax").saves([T, S], {}) == [Saved("output", True)]
+
+
+@pytest.mark.parametrize("fn", ["torch.log", "torch.sin"])
+def test_saves_input(table, fn):
+    assert table.function(fn).saves([T], {}) == [Saved("input:0", True)]
+
+
+def test_pow_by_scalar_saves_input(table):
+    assert table.function("torch.pow").saves([T, S], {}) == [Saved("input:0", True)]
+    assert table.method("__pow__").saves([T, S], {}) == [Saved("input:0", True)]
+
+
+def test_add_sub_and_mul_by_scalar_save_nothing(table):
+    assert table.function("torch.add").saves([T, T], {}) == []
+    assert table.function("torch.sub").saves([T, T], {}) == []
+    assert table.method("__add__").saves([T, S], {}) == []
+    assert table.method("__sub__").saves([T, T], {}) == []
+    assert table.method("__mul__").saves([T, S], {}) == []
+    assert table.method("__rmul__").saves([T, S], {}) == []  # 10 * x
+    assert table.method("__truediv__").saves([T, S], {}) == []
+
+
+def test_mul_saves_the_other_operand_per_requires_grad(table):
+    mul = table.method("__mul__")
+    assert mul.saves([T, N], {}) == [Saved("input:1", True)]
+    assert mul.saves([N, T], {}) == [Saved("input:0", True)]
+    assert mul.saves([T, T], {}) == [Saved("input:0", True), Saved("input:1", True)]
+    assert mul.saves([N, N], {}) == []
+    # unknown second operand (tensor or scalar, requires grad or not): possibly saved
+    assert mul.saves([T, U], {}) == [Saved("input:0", False), Saved("input:1", False)]
+    assert certain(table.function("torch.mul").saves([T, N], {})) == {"input:1"}
+
+
+def test_linear_saves_input_only_if_weight_requires_grad(table):
+    linear = table.function("torch.nn.functional.linear")
+    assert linear.signature == ["input", "weight", "bias"]
+    assert linear.saves([N, T], {}) == [Saved("input:0", True)]
+    assert linear.saves([T, N], {}) == [Saved("input:1", True)]
+    assert linear.saves([N, T, T], {}) == [Saved("input:0", True)]
+    # keyword arguments come back under the caller's keyword
+    assert linear.saves([T], {"weight": N}) == [Saved("input:weight", True)]
+    assert linear.saves([N], {"weight": T}) == [Saved("input:0", True)]
+
+
+def test_loss_and_indexing_save_only_index_or_mask(table):
+    assert table.function("torch.nn.functional.cross_entropy").saves([T, N], {}) == [Saved("input:1", True)]
+    assert table.function("torch.nn.functional.cross_entropy").saves([T], {"target": N}) == [
+        Saved("input:target", True)]
+    assert table.function("torch.index_select").saves([T, S, N], {}) == [Saved("input:2", True)]
+    assert table.method("index_select").saves([T, S, N], {}) == [Saved("input:2", True)]
+    assert table.function("torch.nn.functional.embedding").saves([N, T], {}) == [Saved("input:0", True)]
+    assert table.function("torch.masked_fill").saves([T, N, S], {}) == [Saved("input:1", True)]
+    assert table.method("masked_fill").saves([T, N, S], {}) == [Saved("input:1", True)]
+
+
+def test_norms_save_bias_and_running_stats(table):
+    ln = table.function("torch.nn.functional.layer_norm").saves([T, S, T, T], {})
+    assert "input:3" in certain(ln)  # the bias
+    bn = table.function("torch.nn.functional.batch_norm").saves([T, N, N, T, T], {"training": S})
+    assert {"input:0", "input:1", "input:2"} <= certain(bn)
+
+
+def test_unmatched_call_falls_back_to_uncertain_union(table):
+    saved = table.method("__mul__").saves([T, T, T], {})  # no sample has three arguments
+    assert saved and not any(s.certain for s in saved)
+    assert "input:1" in items(saved)
+
+
+def test_nothing_saved_when_nothing_requires_grad(table):
+    assert table.function("torch.exp").saves([N], {}) == []
+    assert table.function("torch.nn.functional.linear").saves([N, N, N], {}) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Names, views, signatures
+
+
+@pytest.mark.parametrize(
+    "name", ["exp", "__mul__", "__rmul__", "__pow__", "__rpow__", "__matmul__", "__neg__", "__truediv__",
+             "__rtruediv__", "__getitem__", "__sub__", "__rsub__", "__add__", "__radd__"],
+)
+def test_methods_and_operators_are_findable(table, name):
+    entry = table.method(name)
+    assert entry is not None
+    assert entry.differentiable
+
+
+def test_view_and_alias_ops_share_the_version_counter(table):
+    for name in ("view", "t", "transpose", "detach", "expand", "narrow"):
+        assert table.method(name).view == "always", name
+    assert table.function("torch.t").view == "always"
+    assert table.function("torch.transpose").view == "always"
+    assert table.function("torch.exp").view == "never"
+    getitem = table.method("__getitem__")
+    assert getitem.view == "sometimes"  # x[0:2] is a view, x[idx_tensor] a copy
+    assert getitem.view_for([T, S], {}) in ("always", "sometimes")
+    assert getitem.view_for([T, N], {}) == "never"
+    assert not table.method("detach").differentiable
+
+
+def test_function_signatures_and_inplace_params(table):
+    relu = table.function("torch.nn.functional.relu")
+    assert relu.inplace_param and relu.signature[:2] == ["input", "inplace"]
+    assert not table.function("torch.exp").inplace_param
+    assert table.function("torch.mul").signature == ["input", "other"]
+    assert table.method("mul").signature == ["self", "other"]
+    assert table.function("torch.no_such_thing") is None
+    assert table.method("no_such_method") is None
+
+
+# --------------------------------------------------------------------------------------------------
+# In-place methods and functions
+
+
+def test_inplace_methods(table):
+    assert table.inplace_method("add_") == InplaceMethod("add_", True, "add")
+    assert table.inplace_method("requires_grad_").data_write is False
+    assert table.inplace_method("share_memory_").data_write is False
+    for name in ("zero_", "copy_", "fill_", "clamp_", "masked_fill_", "index_add_", "__iadd__", "__imul__",
+                 "__itruediv__", "__setitem__", "relu_", "sigmoid_"):
+        assert table.inplace_method(name).data_write is True, name
+    assert table.inplace_method("__iadd__").out_of_place == "__add__"
+    assert table.inplace_method("exp") is None
+
+
+def test_inplace_functions(table):
+    fns = table.inplace_functions()
+    assert fns["torch.nn.functional.relu"] == "relu_"
+    assert fns["torch.nn.functional.hardtanh"].endswith("_")
+    assert "torch.nn.functional.dropout" in fns
+
+
+# --------------------------------------------------------------------------------------------------
+# Modules
+
+
+def test_module_relu(table):
+    relu = table.module("ReLU")
+    assert relu.inplace_param and relu.inplace_method == "relu_"
+    assert relu.qualname == "torch.nn.ReLU"
+    assert relu.saves(True, None, None) == [Saved("output", True)]
+    assert relu.saves(False, None, None) == []
+    assert table.module("torch.nn.ReLU") is relu
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batchnorm_saves_running_stats(table, training):
+    bn = table.module("BatchNorm2d")
+    assert bn.buffers[:2] == ["running_mean", "running_var"]
+    assert bn.parameters == ["weight", "bias"]
+    got = certain(bn.saves(True, True, training))
+    assert {"buffer:running_mean", "buffer:running_var", "input", "param:weight"} <= got
+
+
+def test_linear_module(table):
+    lin = table.module("Linear")
+    assert "param:weight" in certain(lin.saves(True, False, True))
+    assert "param:weight" in certain(lin.saves(True, None, None))
+    assert items(lin.saves(False, True, True)) == {"input"}
+    assert not lin.inplace_param and lin.inplace_method is None
+
+
+def test_modules_saving_output_are_the_ones_relu_inplace_breaks(table):
+    # FACTS: nn.ReLU(inplace=True) raises after sigmoid/tanh/softmax/relu, not after these
+    for name in ("Sigmoid", "Tanh", "Softmax", "ReLU"):
+        assert "output" in certain(table.module(name).saves(True, True, True)), name
+    for name in ("BatchNorm2d", "Conv2d", "Linear", "LayerNorm", "Dropout"):
+        assert "output" not in items(table.module(name).saves(True, True, True)), name
+
+
+def test_other_modules(table):
+    assert "param:bias" in certain(table.module("LayerNorm").saves(True, True, True))
+    assert table.module("Embedding").saves(False, True, True) == [Saved("input", True)]
+    assert table.module("Dropout").inplace_param
+    assert table.module("LSTM") is not None and "weight_ih_l0" in table.module("LSTM").parameters
+    assert table.module("NoSuchModule") is None
+
+
+# --------------------------------------------------------------------------------------------------
+# Ground truth: write the tensor between forward and backward, see whether backward raises
+
+
+def _raises_after_write(forward, tensors, write_index):
+    torch = pytest.importorskip("torch")
+    out = forward(*tensors)
+    outs = out if isinstance(out, tuple) else (out,)
+    target = outs[0] if write_index == "output" else tensors[write_index]
+    with torch.no_grad():
+        target.add_(0)  # values unchanged, version bumped
+    try:
+        sum(o.sum() for o in outs if o.requires_grad).backward()
+    except RuntimeError as e:
+        assert "modified by an inplace operation" in str(e)
+        return True
+    return False
+
+
+def _leaf(t, rg):
+    return t.detach().clone().requires_grad_(rg)
+
+
+def test_ground_truth_matches_table(table):
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, dtype=torch.float64)
+    w = torch.randn(5, 3, dtype=torch.float64)
+    c0 = torch.tensor(2.0, dtype=torch.float64)
+    idx = torch.tensor([0, 2])
+    tgt = torch.tensor([0, 1, 2, 1])
+
+    # (table verdict, ground truth) pairs
+    cases = {
+        "exp saves output": (
+            "output" in items(table.function("torch.exp").saves([T], {})),
+            _raises_after_write(torch.exp, [_leaf(x, True)], "output")),
+        "exp does not save input": (
+            "input:0" in items(table.function("torch.exp").saves([T], {})),
+            _raises_after_write(torch.exp, [_leaf(x, True)], 0)),
+        "x*c (0-dim c, both require grad) saves c": (
+            "input:1" in certain(table.method("__mul__").saves([T, T], {})),
+            _raises_after_write(lambda a, b: a * b, [_leaf(x, True), _leaf(c0, True)], 1)),
+        "x*c (only c requires grad) does not save c": (
+            "input:1" in items(table.method("__mul__").saves([N, T], {})),
+            _raises_after_write(lambda a, b: a * b, [_leaf(x, False), _leaf(c0, True)], 1)),
+        "10*x saves nothing": (
+            bool(table.method("__rmul__").saves([T, S], {})),
+            _raises_after_write(lambda a: 10 * a, [_leaf(x, True)], 0)),
+        "linear saves its input when only the weight requires grad": (
+            "input:0" in certain(table.function("torch.nn.functional.linear").saves([N, T], {})),
+            _raises_after_write(F.linear, [_leaf(x, False), _leaf(w, True)], 0)),
+        "linear does not save the weight then": (
+            "input:1" in items(table.function("torch.nn.functional.linear").saves([N, T], {})),
+            _raises_after_write(F.linear, [_leaf(x, False), _leaf(w, True)], 1)),
+        "cross_entropy saves the target": (
+            "input:1" in certain(table.function("torch.nn.functional.cross_entropy").saves([T, N], {})),
+            _raises_after_write(F.cross_entropy, [_leaf(x, True), tgt.clone()], 1)),
+        "cross_entropy does not save the input": (
+            "input:0" in items(table.function("torch.nn.functional.cross_entropy").saves([T, N], {})),
+            _raises_after_write(F.cross_entropy, [_leaf(x, True), tgt.clone()], 0)),
+        "index_select saves the index": (
+            "input:2" in certain(table.function("torch.index_select").saves([T, S, N], {})),
+            _raises_after_write(lambda a, i: torch.index_select(a, 0, i), [_leaf(x, True), idx.clone()], 1)),
+        "layer_norm saves its bias": (
+            "input:3" in certain(table.function("torch.nn.functional.layer_norm").saves([T, S, T, T], {})),
+            _raises_after_write(lambda a, g, b: F.layer_norm(a, (3,), g, b),
+                                [_leaf(x, True), _leaf(torch.ones(3, dtype=torch.float64), True),
+                                 _leaf(torch.zeros(3, dtype=torch.float64), True)], 2)),
+    }
+    disagree = {k: v for k, v in cases.items() if v[0] != v[1]}
+    assert not disagree, disagree
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_ground_truth_batchnorm_running_stats(table, training):
+    torch = pytest.importorskip("torch")
+    bn = torch.nn.BatchNorm2d(3).double().train(training)
+    x = torch.randn(2, 3, 4, 4, dtype=torch.float64, requires_grad=True)
+    out = bn(x)
+    with torch.no_grad():
+        bn.running_mean.add_(0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+    assert "buffer:running_mean" in certain(table.module("BatchNorm2d").saves(True, True, training))
+
+
+def test_ground_truth_views(table):
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4, 3)
+    probes = {"view": lambda t: t.view(12), "t": lambda t: t.t(), "transpose": lambda t: t.transpose(0, 1),
+              "detach": lambda t: t.detach(), "__getitem__": lambda t: t[1:3]}
+    for name, f in probes.items():
+        y = f(x)
+        before = x._version
+        y.add_(1)  # a write through the result bumps the input's counter iff they share it
+        assert x._version != before, name
+        assert table.method(name).view in ("always", "sometimes"), name
+    y = x.data  # .data does not share the counter
+    before = x._version
+    y.add_(1)
+    assert x._version == before
