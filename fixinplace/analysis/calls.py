@@ -169,7 +169,10 @@ class CallHandler:
             if value.leaf_rg is True:
                 why = value.group.origin_detail or "a leaf that requires grad"
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True)
-            elif value.leaf_rg is None and value.group.origin == "arg":
+            elif (value.leaf_rg is None and value.group.origin == "arg" and certain and site.form != "out"
+                  and not getattr(frame, "mutates_on_request", False)):
+                # Writing a caller's `out=` buffer, or an argument of an API with an `inplace` parameter, is what
+                # the caller asked for: the hazard, if any, is at the call site.
                 self.report.leaf(site, label, f"`{value.group.label}` is an argument of `{frame.function}` whose "
                                  f"provenance the analysis cannot see", False)
         for group, group_certain in value.all_groups():
@@ -216,7 +219,7 @@ class CallHandler:
             result = inplace_target
         else:
             first = args[0] if args else None
-            view = entry.view if entry is not None else "sometimes"
+            view = entry.view if entry is not None else "never"
             if isinstance(first, TensorValue) and view == "always":
                 result = TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
                                      first.is_tensor if result_is_tensor is None else True)
@@ -261,12 +264,32 @@ class CallHandler:
         return kwargs.get(key)
 
     def generic_op(self, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,
-                   is_tensor: Tri = None) -> Value:
-        """A call the analysis cannot see into: it may save any tensor argument and its output."""
-        tensors = self.tensors(list(args) + list(kwargs.values()))
+                   is_tensor: Tri = None, receiver: TensorValue | None = None) -> Value:
+        """A call the analysis cannot see into: it may save any definite tensor argument and its output.
+
+        Only a tensor `receiver` (`t.unknown_method(...)`) may be aliased by the result.
+        """
+        values = ([receiver] if receiver is not None else []) + list(args) + list(kwargs.values())
+        tensors = self.tensors(values)
         if not tensors:
             return UNKNOWN
-        return self.apply_op(None, op, args, kwargs, node, frame, result_is_tensor=is_tensor)
+        rg_out: Tri = tri_or(*[t.rg for t in tensors])
+        if frame.grad_mode is False:
+            rg_out = False
+        elif frame.grad_mode is None and rg_out is True:
+            rg_out = None
+        graph = frozenset().union(*[t.graph for t in tensors]) if rg_out is not False else frozenset()
+        result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph, is_tensor=is_tensor)
+        if receiver is not None:
+            result.maybe_groups = tuple(g for g, _ in receiver.all_groups())
+        if rg_out is False:
+            return result
+        saves: list[Save] = []
+        for target in [t for t in tensors if t.is_tensor is True] + [result]:
+            role = "output" if target is result else f"input `{target.label}`"
+            saves += self.record_save(frame, target, op, role, node, False)
+        result.graph = graph | frozenset(saves)
+        return result
 
     # =========================================================================================== attributes
     def attribute(self, base: Value, attr: str, node: ast.AST, frame: "Frame") -> Value:
@@ -407,11 +430,19 @@ class CallHandler:
             return self.generic_op(last, args, kwargs, node, frame, is_tensor=None)
         # torch functions
         out = kwargs.pop("out", None)
-        entry = self.table.function(name) if self.table else None
+        entry = self.lookup_function(name)
         if out is not None:
             # `out=` writes the buffer in place (autograd refuses out= when an input requires grad).
             self.record_write(frame, out, self.site(node, "out", last), self._label(out, node, kw="out"))
             return out
+        if last.endswith("_") and not last.startswith("_") and args and isinstance(args[0], TensorValue):
+            # torch.relu_(x), torch._VF.dropout_(x, ...): in-place functions write their first argument.
+            target = args[0]
+            self.record_write(frame, target, self.site(node, "method", last), self._label(target, node.args[0]))
+            base = self.lookup_function(name[:-1])
+            if base is None:
+                return target
+            return self.apply_op(base, last[:-1], args, kwargs, node, frame, inplace_target=target)
         inplace_value, inplace_certain = self._inplace_flag(node, entry)
         if inplace_value is not False and args and isinstance(args[0], TensorValue):
             inplace_ops = self.table.inplace_functions() if self.table else {}
@@ -435,6 +466,27 @@ class CallHandler:
             detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
             return self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
         return self.apply_op(entry, last, args, kwargs, node, frame)
+
+    PRIVATE_NAMESPACES = ("torch._VF.", "torch._C._VariableFunctions.", "torch._C._nn.", "torch.ops.aten.",
+                          "torch._C._linalg.", "torch._C._special.", "torch._C._fft.")
+
+    def lookup_function(self, name: str):
+        """The table entry of a torch function, also when it is called through a private namespace."""
+        if not self.table:
+            return None
+        entry = self.table.function(name)
+        if entry is not None:
+            return entry
+        for prefix in self.PRIVATE_NAMESPACES:
+            if name.startswith(prefix):
+                short = name[len(prefix):].split(".")[0]  # torch.ops.aten.mul.Tensor -> mul
+                short = short[:-1] if short.endswith("_") and not short.endswith("__") else short
+                for candidate in (f"torch.{short}", f"torch.nn.functional.{short}"):
+                    entry = self.table.function(candidate)
+                    if entry is not None:
+                        return entry
+                return self.table.method(short)
+        return None
 
     def _inplace_flag(self, node: ast.Call, entry) -> tuple[Tri | bool, bool]:
         """Whether a functional call runs in place: (True/None/False, certain)."""
@@ -608,15 +660,18 @@ class CallHandler:
             return out
         entry = self.table.method(name) if self.table else None
         if entry is None:
-            return self.generic_op(name, [t, *args], kwargs, node, frame, is_tensor=True)
-        return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
-                             result_is_tensor=True if t.is_tensor else None)
+            return self.generic_op(name, args, kwargs, node, frame, is_tensor=t.is_tensor, receiver=t)
+        if t.is_tensor is None:
+            t.is_tensor = True  # a Tensor method was called on it: evidence that it is a tensor
+        return self.apply_op(entry, name, [t, *args], kwargs, node, frame)
 
     def inplace_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
         """`t.add_(...)` and friends: a write, then the saves of the out-of-place op on the new value."""
         info = self.table.inplace_method(name) if self.table else None
         if info is not None and info.data_write is False:
             return t
+        if info is not None and t.is_tensor is None:
+            t.is_tensor = True  # an in-place Tensor method was called on it
         site = self.site(node, "method", name)
         self.record_write(frame, t, site, self._label(t, node.func.value if isinstance(node.func, ast.Attribute) else node))
         out_of_place = (info.out_of_place if info is not None else None) or name[:-1]
@@ -917,7 +972,9 @@ class CallHandler:
 
     @staticmethod
     def _default(node: ast.AST) -> Value:
-        return SCALAR if isinstance(node, ast.Constant) else UNKNOWN
+        from fixinplace.analysis.interpreter import constant_value
+
+        return constant_value(node.value) if isinstance(node, ast.Constant) else UNKNOWN
 
     # =========================================================================================== operators
     def binop(self, node: ast.BinOp, left: Value, right: Value, frame: "Frame") -> Value:
@@ -940,7 +997,10 @@ class CallHandler:
 
     def unaryop(self, node: ast.UnaryOp, operand: Value, frame: "Frame") -> Value:
         if isinstance(node.op, ast.Not):
-            return SCALAR
+            from fixinplace.analysis.interpreter import FALSE, TRUE
+
+            truth = getattr(operand, "truth", None) if isinstance(operand, ScalarValue) else None
+            return SCALAR if truth is None else (FALSE if truth else TRUE)
         if not isinstance(operand, TensorValue):
             return SCALAR if isinstance(operand, ScalarValue) else UNKNOWN
         if isinstance(node.op, ast.UAdd):
@@ -981,6 +1041,8 @@ class CallHandler:
 
     def getitem(self, node: ast.Subscript, frame: "Frame") -> Value:
         base = self.interp.eval(node.value, frame)
+        if isinstance(base, TensorValue) and base.is_tensor is None and self._str_index(node.slice, frame):
+            return UNKNOWN  # `params["lr"]`: a mapping, not a tensor
         if isinstance(base, TensorValue):
             kind = self.index_kind(node.slice, frame)
             label = self.text(node)
@@ -1011,6 +1073,13 @@ class CallHandler:
             return self.interp.element_value(base, base.items)
         return UNKNOWN
 
+    def _str_index(self, index: ast.AST, frame: "Frame") -> bool:
+        if isinstance(index, ast.Constant):
+            return isinstance(index.value, str)
+        if isinstance(index, (ast.Name, ast.JoinedStr)):
+            return getattr(self.interp.eval(index, frame), "is_str", False)
+        return False
+
     def setitem(self, target: ast.Subscript, value: Value, frame: "Frame", stmt: ast.AST) -> None:
         """`base[index] = value`: an in-place write to the tensor `base`."""
         base = self.interp.eval(target.value, frame)
@@ -1020,7 +1089,8 @@ class CallHandler:
             else:
                 self.interp.eval(target.slice, frame)
             return
-        if not isinstance(base, TensorValue):
+        if not isinstance(base, TensorValue) or base.is_tensor is None:
+            # Only tensors known to be tensors: an unannotated argument may be a dict or a list.
             self.interp.eval(target.slice, frame)
             return
         kind = self.index_kind(target.slice, frame)
@@ -1037,7 +1107,7 @@ class CallHandler:
         if isinstance(target, ast.Subscript):
             base = self.interp.eval(target.value, frame)
             rhs = self.interp.eval(stmt.value, frame)
-            if isinstance(base, TensorValue):
+            if isinstance(base, TensorValue) and base.is_tensor is not None:
                 kind = self.index_kind(target.slice, frame)
                 site = self.site(stmt, "augassign", AUGASSIGN_INPLACE.get(name or "", "setitem"),
                                  extra=(("index_kind", kind),))

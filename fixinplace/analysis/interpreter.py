@@ -68,6 +68,62 @@ class Frame:
         return self.globals.get(name)
 
 
+STR = ScalarValue()
+STR.is_str = True  # type: ignore[attr-defined]
+TRUE = ScalarValue()
+TRUE.truth = True  # type: ignore[attr-defined]
+FALSE = ScalarValue()
+FALSE.truth = False  # type: ignore[attr-defined]
+
+
+def constant_value(value: object) -> ScalarValue:
+    """The abstract value of a literal: strings, and the truth of True/False/None are kept."""
+    if isinstance(value, str):
+        return STR
+    if value is True:
+        return TRUE
+    if value is False or value is None:
+        return FALSE
+    return SCALAR
+
+_TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"}
+_SCALAR_NAMES = {"int", "float", "bool", "str", "bytes", "complex", "None"}
+
+
+def _strip_optional(node: ast.AST) -> ast.AST:
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("Optional", "typing.Optional"):
+        return node.slice
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        for side in (node.left, node.right):
+            if not (isinstance(side, ast.Constant) and side.value is None):
+                return side
+    return node
+
+
+def annotation_kind(annotation: ast.AST | None) -> str:
+    """`tensor`, `scalar`, `container` (list[Tensor], dict, ...) or `unknown`, from a parameter annotation."""
+    if annotation is None:
+        return "unknown"
+    node = _strip_optional(annotation)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = _strip_optional(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return "unknown"
+    text = ast.unparse(node)
+    if text in _TENSOR_NAMES:
+        return "tensor"
+    if text in _SCALAR_NAMES:
+        return "scalar"
+    if isinstance(node, ast.Subscript) or text in ("list", "dict", "tuple", "set", "List", "Dict", "Tuple"):
+        return "container"
+    return "unknown"
+
+
+def _is_str_annotation(annotation: ast.AST | None) -> bool:
+    return annotation is not None and ast.unparse(_strip_optional(annotation)) == "str"
+
+
 def join_values(a: Value | None, b: Value | None) -> Value:
     """The value a name holds after two paths merge."""
     if a is None:
@@ -86,7 +142,9 @@ def join_values(a: Value | None, b: Value | None) -> Value:
             is_tensor=tri_join(a.is_tensor, b.is_tensor),
         )
     if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
-        return a
+        same = getattr(a, "truth", None) == getattr(b, "truth", None) and \
+            getattr(a, "is_str", False) == getattr(b, "is_str", False)
+        return a if same else SCALAR
     if isinstance(a, TensorValue) and not isinstance(b, TensorValue):
         return _maybe(a)
     if isinstance(b, TensorValue):
@@ -172,6 +230,7 @@ class Interpreter:
             unknown_context=True,
             depth=1,
         )
+        frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs])  # type: ignore[attr-defined]
         self.call_stack.append(node)
         try:
             self.exec_block(node.body, frame)
@@ -184,14 +243,15 @@ class Interpreter:
                 )
 
     def argument_value(self, arg: ast.arg) -> Value:
-        """An argument whose provenance is unknown."""
-        annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
-        if annotation and not any(w in annotation for w in ("Tensor", "Parameter", "Any")):
-            if annotation in ("int", "float", "bool", "str") or annotation.startswith(("Optional[int", "list", "dict", "tuple", "Callable")):
-                return SCALAR if annotation in ("int", "float", "bool", "str") else UNKNOWN
+        """An argument whose provenance is unknown (its annotation says whether it is a tensor)."""
+        kind = annotation_kind(arg.annotation)
+        if kind == "scalar":
+            return STR if _is_str_annotation(arg.annotation) else SCALAR
+        if kind == "container":
+            return UNKNOWN
         group = Group(label=arg.arg, line=arg.lineno, origin="arg", named=True)
-        is_tensor = True if "Tensor" in annotation or "Parameter" in annotation else None
-        return TensorValue(group=group, rg=None, leaf_rg=None, graph=frozenset(), label=arg.arg, is_tensor=is_tensor)
+        return TensorValue(group=group, rg=None, leaf_rg=None, graph=frozenset(), label=arg.arg,
+                           is_tensor=True if kind == "tensor" else None)
 
     def unknown_instance(self, cls: ClassValue) -> InstanceValue:
         """An instance of a file-defined class built by running its `__init__` with unknown arguments."""
@@ -341,12 +401,19 @@ class Interpreter:
                 elif not base.name.startswith(("builtins", "typing", "enum", "abc", "dataclasses")):
                     is_module = True if is_module else None
         cls = ClassValue(node=stmt, name=stmt.name, bases=bases, attrs={}, is_module=bool(is_module) if is_module is not None else None)  # type: ignore[arg-type]
+        autograd_function = any(
+            isinstance(b, QualName) and b.name.endswith(("autograd.Function", "autograd.function.Function"))
+            for b in bases
+        )
         class_frame = Frame(
             env={}, globals=frame.globals, grad_mode=frame.grad_mode, function=stmt.name, path=frame.path
         )
         for item in stmt.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.stmt_FunctionDef(item, class_frame, owner=cls)
+                if autograd_function and item.name in ("forward", "backward", "jvp", "vjp", "setup_context"):
+                    # PyTorch runs a custom Function's forward and backward with grad mode off.
+                    class_frame.env[item.name].grad_mode = False
             elif isinstance(item, (ast.Assign, ast.AnnAssign)):
                 self.exec_stmt(item, class_frame)
         cls.attrs = class_frame.env
@@ -366,17 +433,22 @@ class Interpreter:
         start_env = frame.env
         start_path = frame.path
         outs: list[dict] = []
+        survivors: list[int] = []
         for arm_index, body in enumerate(arms):
             frame.env = dict(start_env)
-            frame.path = start_path + ((key, arm_index),)
+            frame.path = start_path + ((key, frozenset((arm_index,))),)
             left = self.exec_block(body, frame)
             if not left:
                 outs.append(frame.env)
+                survivors.append(arm_index)
         frame.path = start_path
         if not outs:
             frame.env = start_env
             start_env.clear()
             return True
+        if len(survivors) < len(arms):
+            # What follows runs only after the arms that fell through.
+            frame.path = start_path + ((key, frozenset(survivors)),)
         merged = outs[0]
         for other in outs[1:]:
             merged = join_envs(merged, other)
@@ -387,9 +459,9 @@ class Interpreter:
 
     @staticmethod
     def static_truth(test: Value | None) -> bool | None:
-        """Conditions the analysis can decide (`if __name__ == "__main__"` is taken)."""
-        if isinstance(test, ScalarValue) and hasattr(test, "truth"):
-            return test.truth  # type: ignore[attr-defined]
+        """Conditions the analysis can decide: literals, defaults like `inplace=False`, `__name__ == "__main__"`."""
+        if isinstance(test, ScalarValue):
+            return getattr(test, "truth", None)
         return None
 
     def stmt_For(self, stmt: ast.For, frame: Frame) -> None:
@@ -556,10 +628,10 @@ class Interpreter:
         return method(node, frame)
 
     def expr_Constant(self, node: ast.Constant, frame: Frame) -> Value:
-        return SCALAR
+        return constant_value(node.value)
 
     def expr_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
-        return SCALAR
+        return STR
 
     def expr_Name(self, node: ast.Name, frame: Frame) -> Value:
         value = frame.lookup(node.id)
@@ -615,8 +687,17 @@ class Interpreter:
         return result
 
     def expr_IfExp(self, node: ast.IfExp, frame: Frame) -> Value:
-        self.eval(node.test, frame)
-        return join_values(self.eval(node.body, frame), self.eval(node.orelse, frame))
+        static = self.static_truth(self.eval(node.test, frame))
+        if static is not None:
+            return self.eval(node.body if static else node.orelse, frame)
+        key = (id(node), frame.loop_tags)
+        start = frame.path
+        values = []
+        for arm, branch in enumerate((node.body, node.orelse)):
+            frame.path = start + ((key, frozenset((arm,))),)
+            values.append(self.eval(branch, frame))
+        frame.path = start
+        return join_values(values[0], values[1])
 
     def expr_Tuple(self, node: ast.Tuple, frame: Frame) -> Value:
         if any(isinstance(e, ast.Starred) for e in node.elts):

@@ -37,15 +37,23 @@ def tri_join(a: Tri, b: Tri) -> Tri:
     return a if a == b else None
 
 
-Path = tuple  # tuple of (branch_key, arm): the branch arms an event happened under
+Path = tuple  # tuple of (branch_key, frozenset of arms): the branch arms an event happened under
 
 
 def compatible(p: Path, q: Path) -> bool:
-    """False when two events happened in different arms of the same branch (they never both run)."""
+    """False when two events happened in different arms of the same branch (they never both run).
+
+    An event after a branch some of whose arms always leave (return/raise) carries the set of arms that fall
+    through, so it never meets an event from an arm that left.
+    """
     if not p or not q:
         return True
     arms = dict(p)
-    return all(arms.get(key, arm) == arm for key, arm in q)
+    for key, arm in q:
+        other = arms.get(key)
+        if other is not None and not (other & arm):
+            return False
+    return True
 
 
 @dataclass(eq=False)
