@@ -310,6 +310,50 @@ case("leaf_view_write", "raises", {(3, "FIP102", "error")}, """
     w[0] = 1.0
 """)
 
+case("step_skips_parameters_without_grad", "ok", set(), """
+    import torch
+    from torch import nn
+    trunk, a, b = nn.Linear(4, 6), nn.Linear(6, 1), nn.Linear(6, 1)
+    opt = torch.optim.Adam([*trunk.parameters(), *a.parameters(), *b.parameters()], lr=0.01)
+    h = torch.relu(trunk(torch.randn(5, 4)))
+    loss_a = a(h).pow(2).mean()
+    loss_b = b(h).abs().mean()
+    opt.zero_grad()
+    loss_a.backward(retain_graph=True)
+    opt.step()
+    opt.zero_grad()
+    loss_b.backward()
+""")
+
+case("step_over_concatenated_parameter_lists", "raises", {(11, "FIP103", "error")}, """
+    import torch
+    from torch import nn
+    trunk, a, b = nn.Linear(4, 6), nn.Linear(6, 1), nn.Linear(6, 1)
+    params = list(trunk.parameters()) + list(a.parameters()) + list(b.parameters())
+    opt = torch.optim.Adam(params, lr=0.01)
+    h = torch.relu(trunk(torch.randn(5, 4)))
+    loss_a = a(h).pow(2).mean() + b(h).abs().mean() * 0.1
+    loss_b = b(h).abs().mean()
+    opt.zero_grad()
+    loss_a.backward(retain_graph=True)
+    opt.step()
+    opt.zero_grad()
+    loss_b.backward()
+""")
+
+case("param_groups_as_dicts", "raises", {(9, "FIP103", "error")}, """
+    import torch
+    from torch import nn
+    enc, head = nn.Linear(4, 6), nn.Linear(6, 1)
+    opt = torch.optim.SGD([{"params": enc.parameters()}, {"params": head.parameters(), "lr": 0.1}], lr=0.01)
+    h = enc(torch.randn(5, 4, requires_grad=True))
+    loss_1 = head(h).mean()
+    loss_2 = head(h).pow(2).mean()
+    loss_1.backward(retain_graph=True)
+    opt.step()
+    loss_2.backward()
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:

@@ -16,6 +16,7 @@ from fixinplace.analysis.values import (
     GradModeCtx,
     Group,
     InstanceValue,
+    LeafUse,
     MethodRef,
     ModuleValue,
     OptimizerValue,
@@ -117,7 +118,8 @@ class CallHandler:
     def fresh_tensor(self, node: ast.AST, rg: Tri, label: str, leaf: bool = False, origin: str = "fresh",
                      detail: str = "", graph: frozenset = frozenset(), is_tensor: Tri = True) -> TensorValue:
         """A tensor with a version counter of its own."""
-        group = Group(label=label, line=getattr(node, "lineno", 0), origin=origin, origin_detail=detail)
+        group = Group(label=label, line=getattr(node, "lineno", 0), origin=origin, origin_detail=detail,
+                      has_grad=False)
         return TensorValue(group=group, rg=rg, leaf_rg=(rg if leaf else False), graph=graph, label=label,
                            is_tensor=is_tensor)
 
@@ -126,6 +128,9 @@ class CallHandler:
         if isinstance(value, TensorValue):
             return ArgFact(value.is_tensor, value.rg)
         if isinstance(value, ScalarValue):
+            truth = getattr(value, "truth", None)
+            if truth is not None and "value" in getattr(ArgFact, "_fields", ()):
+                return ArgFact(False, False, truth)
             return ArgFact(False, False)
         if isinstance(value, SeqValue):
             tensors = self.interp.tensors_in(value)
@@ -143,6 +148,11 @@ class CallHandler:
             if isinstance(v, ParamsValue):
                 out.extend(v.params)
         return out
+
+    @staticmethod
+    def leaf_uses(tensors: list[TensorValue]) -> frozenset:
+        """Graph markers for the inputs that are leaves requiring grad (their `.grad` gets written)."""
+        return frozenset(t.group.use for t in tensors if t.leaf_rg is True or (t.leaf_rg is None and t.rg is not False))
 
     # =========================================================================================== events
     def record_save(self, frame: "Frame", value: Value, op: str, role: str, node: ast.AST, certain: bool) -> list[Save]:
@@ -189,7 +199,8 @@ class CallHandler:
         """A backward through `value`: every save it needs must still be at its saved version."""
         for tensor in self.interp.tensors_in(value):
             line = None if implicit else getattr(node, "lineno", None)
-            for save in sorted(tensor.graph, key=lambda s: s.seq):
+            saves = sorted((item for item in tensor.graph if isinstance(item, Save)), key=lambda s: s.seq)
+            for save in saves:
                 if id(save) in self.consumed or not compatible(save.path, frame.path):
                     continue
                 for write in save.group.writes:
@@ -198,65 +209,84 @@ class CallHandler:
                     if not (compatible(write.path, save.path) and compatible(write.path, frame.path)):
                         continue
                     self.report.invalidated(write, save, label, line, certain=save.certain and write.certain)
+            if not implicit:
+                for item in tensor.graph:
+                    if isinstance(item, LeafUse):
+                        item.group.has_grad = True
             if not retain:
-                for save in tensor.graph:
+                for save in saves:
                     if set(save.path) <= set(frame.path):
                         self.consumed.add(id(save))
 
     # =========================================================================================== ops
     def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,
                  result_is_tensor: Tri = True, inplace_target: TensorValue | None = None) -> Value:
-        """Run an op from the table: output, requires-grad, view-ness, and the saves it records."""
+        """Run an op from the table: outputs, requires-grad, view-ness, and the saves it records."""
         tensors = self.tensors(list(args) + list(kwargs.values()))
         rg_out: Tri = tri_or(*[t.rg for t in tensors]) if tensors else False
         if frame.grad_mode is False or (entry is not None and not entry.differentiable):
             rg_out = False
         elif frame.grad_mode is None and rg_out is True:
             rg_out = None
-        graph = frozenset().union(*[t.graph for t in tensors]) if rg_out is not False and tensors else frozenset()
+        graph = frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors) \
+            if rg_out is not False and tensors else frozenset()
         label = self.text(node)
+        facts = [self.fact(a) for a in args]
+        kwfacts = {k: self.fact(v) for k, v in kwargs.items()}
+        outputs: list[TensorValue]
         if inplace_target is not None:
-            result = inplace_target
+            outputs = [inplace_target]
         else:
             first = args[0] if args else None
-            view = entry.view if entry is not None else "never"
+            view = "never"
+            if entry is not None:
+                view = entry.view_for(facts, kwfacts) if hasattr(entry, "view_for") else entry.view
+            count = entry.outputs_for(facts, kwfacts) if entry is not None and hasattr(entry, "outputs_for") else 1
             if isinstance(first, TensorValue) and view == "always":
-                result = TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
-                                     first.is_tensor if result_is_tensor is None else True)
-            elif isinstance(first, TensorValue) and view == "sometimes":
-                result = self.fresh_tensor(node, rg_out, label, graph=graph, is_tensor=result_is_tensor)
-                result.maybe_groups = tuple(g for g, _ in first.all_groups())
+                outputs = [TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
+                                       first.is_tensor if result_is_tensor is None else True)]
             else:
-                result = self.fresh_tensor(node, rg_out, label, graph=graph, is_tensor=result_is_tensor)
+                outputs = [self.fresh_tensor(node, rg_out, label if count == 1 else f"{label}[{i}]", graph=graph,
+                                             is_tensor=result_is_tensor) for i in range(max(count, 1))]
+                if isinstance(first, TensorValue) and view == "sometimes":
+                    for out in outputs:
+                        out.maybe_groups = tuple(g for g, _ in first.all_groups())
+        result: Value = outputs[0] if len(outputs) == 1 else SeqValue(list(outputs))
         if rg_out is False:
             if inplace_target is None:
-                result.graph = frozenset()
+                for out in outputs:
+                    out.graph = frozenset()
             return result
         new_saves: list[Save] = []
         if entry is not None:
-            facts = [self.fact(a) for a in args]
-            kwfacts = {k: self.fact(v) for k, v in kwargs.items()}
             for saved in entry.saves(facts, kwfacts):
-                target = self._saved_value(saved.item, args, kwargs, result)
+                target = self._saved_value(saved.item, args, kwargs, outputs)
                 if target is None or (inplace_target is not None and saved.item == "input:0"):
                     continue
                 certain = saved.certain and rg_out is True and frame.grad_mode is True
-                role = "output" if saved.item.startswith("output") else (
-                    "input" if saved.item in ("input:0",) or len(tensors) == 1 else f"input `{getattr(target, 'label', '?')}`")
+                if saved.item.startswith("output"):
+                    role = "output" if len(outputs) == 1 else f"output {saved.item.partition(':')[2] or '0'}"
+                elif saved.item == "input:0" or len(tensors) == 1:
+                    role = "input"
+                else:
+                    role = f"input `{getattr(target, 'label', '?')}`"
                 new_saves += self.record_save(frame, target, op, role, node, certain)
         else:
-            for target in tensors + [result]:
-                role = "output" if target is result else f"input `{target.label}`"
+            for target in [t for t in tensors if t.is_tensor is True] + outputs:
+                role = "output" if target in outputs else f"input `{target.label}`"
                 new_saves += self.record_save(frame, target, op, role, node, False)
-        result.graph = graph | frozenset(new_saves)
+        for out in outputs:
+            out.graph = (graph | out.graph if inplace_target is not None else graph) | frozenset(new_saves)
         if inplace_target is not None:
-            result.rg = tri_or(result.rg, rg_out)
+            inplace_target.rg = tri_or(inplace_target.rg, rg_out)
         return result
 
     @staticmethod
-    def _saved_value(item: str, args: list, kwargs: dict, result: Value) -> Value | None:
+    def _saved_value(item: str, args: list, kwargs: dict, outputs: list) -> Value | None:
         if item.startswith("output"):
-            return result
+            index = int(item.partition(":")[2] or 0)
+            # One abstract output stands for all of them when the table does not say how many there are.
+            return outputs[index] if index < len(outputs) else outputs[0]
         key = item.split(":", 1)[1] if ":" in item else "0"
         if key.isdigit():
             index = int(key)
@@ -278,7 +308,8 @@ class CallHandler:
             rg_out = False
         elif frame.grad_mode is None and rg_out is True:
             rg_out = None
-        graph = frozenset().union(*[t.graph for t in tensors]) if rg_out is not False else frozenset()
+        graph = frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors) \
+            if rg_out is not False else frozenset()
         result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph, is_tensor=is_tensor)
         if receiver is not None:
             result.maybe_groups = tuple(g for g, _ in receiver.all_groups())
@@ -426,6 +457,8 @@ class CallHandler:
             return self.make_optimizer(last, args, kwargs, node)
         if name.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in name:
             return self.make_module(last, args, kwargs, node)
+        if name == "itertools.chain" and args and all(isinstance(a, (SeqValue, ParamsValue)) for a in args):
+            return self.concatenate(list(args), node)
         if not name.startswith("torch.") and name != "torch":
             return self.generic_op(last, args, kwargs, node, frame, is_tensor=None)
         # torch functions
@@ -567,10 +600,25 @@ class CallHandler:
             return self.call_method(args[0], "__abs__", [], {}, node, frame)
         return UNKNOWN
 
+    def concatenate(self, parts: list, node: ast.AST) -> Value:
+        """`list(a.parameters()) + list(b.parameters())`, `itertools.chain(...)`: one list of the parts' items."""
+        if any(isinstance(p, ParamsValue) for p in parts):
+            params: list = []
+            for part in parts:
+                params.extend(part.params if isinstance(part, ParamsValue) else
+                              [t for t in part.items if isinstance(t, TensorValue)])
+            labels = [p.label for p in parts if isinstance(p, ParamsValue)]
+            return ParamsValue(params, " and ".join(labels) if labels else self.text(node))
+        items: list = []
+        for part in parts:
+            items.extend(part.items)
+        return SeqValue(items)
+
     def generic_sum(self, tensors: list[TensorValue], node: ast.AST, frame: "Frame") -> Value:
         """`sum(list_of_tensors)`: additions save nothing; the result needs every input's saves."""
         rg = tri_or(*[t.rg for t in tensors]) if frame.grad_mode is not False else False
-        graph = frozenset().union(*[t.graph for t in tensors]) if rg is not False else frozenset()
+        graph = frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors) if rg is not False \
+            else frozenset()
         return self.fresh_tensor(node, rg, self.text(node), graph=graph)
 
     # ------------------------------------------------------------------------------------ tensor methods
@@ -583,6 +631,8 @@ class CallHandler:
         if isinstance(receiver, OptimizerValue):
             if name == "step":
                 self.optimizer_step(receiver, node, frame)
+            elif name == "zero_grad":
+                self.zero_grad(receiver.params, node)
             return SCALAR
         if isinstance(receiver, SeqValue):
             if name in ("append", "insert") and args:
@@ -683,7 +733,7 @@ class CallHandler:
             tensors = self.tensors(list(args) + list(kwargs.values()))
             if tensors and frame.grad_mode is not False:
                 t.rg = tri_or(t.rg, *[x.rg for x in tensors])
-                t.graph = t.graph.union(*[x.graph for x in tensors])
+                t.graph = t.graph.union(*[x.graph for x in tensors]) | self.leaf_uses(tensors)
             return t
         return self.apply_op(entry, out_of_place, [t, *args], kwargs, node, frame, inplace_target=t)
 
@@ -740,7 +790,10 @@ class CallHandler:
         if name == "forward":
             return self.call_module(module, args, kwargs, node, frame) if isinstance(module, ModuleValue) else \
                 self.call_instance(module, args, kwargs, node, frame)
-        if name in ("zero_grad", "register_buffer", "register_parameter", "add_module", "apply", "load_state_dict"):
+        if name == "zero_grad":
+            self.zero_grad(self.parameters_of(module), node)
+            return SCALAR
+        if name in ("register_buffer", "register_parameter", "add_module", "apply", "load_state_dict"):
             if name in ("register_buffer", "register_parameter") and isinstance(module, InstanceValue) and node.args:
                 key = node.args[0]
                 if isinstance(key, ast.Constant) and isinstance(key.value, str) and len(args) > 1:
@@ -805,7 +858,8 @@ class CallHandler:
         input_rg = x.rg if isinstance(x, TensorValue) else (False if isinstance(x, ScalarValue) else None)
         inputs = self.tensors(list(args) + list(kwargs.values()))
         rg_out: Tri = tri_or(input_rg, params_rg) if frame.grad_mode is not False else False
-        graph = frozenset().union(*[t.graph for t in inputs]) if rg_out is not False and inputs else frozenset()
+        graph = frozenset().union(*[t.graph for t in inputs]) | self.leaf_uses(inputs + params) \
+            if rg_out is not False else frozenset()
         if module.inplace and isinstance(x, TensorValue):
             op = entry.inplace_method or module.kind.lower() + "_"
             self.record_write(frame, x, self.site(node, "inplace_module", op,
@@ -879,8 +933,12 @@ class CallHandler:
             params, label = list(params_arg.params), params_arg.label
         elif isinstance(params_arg, SeqValue):
             for item in params_arg.items:
+                if isinstance(item, DictValue):  # param groups: [{"params": ..., "lr": ...}, ...]
+                    item = item.items.get("params", UNKNOWN)
                 if isinstance(item, ParamsValue):
                     params.extend(item.params)
+                elif isinstance(item, SeqValue):
+                    params.extend(t for t in item.items if isinstance(t, TensorValue))
                 elif isinstance(item, TensorValue):
                     params.append(item)
             names = [p.label for p in params]
@@ -891,10 +949,25 @@ class CallHandler:
         return OptimizerValue(kind=kind, label=f"<{kind}>", params=params, fused=fused, params_label=label)
 
     def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: "Frame") -> None:
-        """`optimizer.step()`: every parameter is updated in place (silently when fused)."""
+        """`optimizer.step()`: every parameter that has a `.grad` is updated in place (silently when fused)."""
         site = self.site(node, "optimizer", "step", extra=(("fused", str(opt.fused)),))
         for param in opt.params:
-            self.record_write(frame, param, site, opt.params_label, silent=opt.fused, leaf_check=False)
+            if param.group.has_grad is False:
+                continue  # optimizers skip parameters whose .grad is None
+            self.record_write(frame, param, site, opt.params_label, silent=opt.fused, leaf_check=False,
+                              certain=param.group.has_grad is True)
+
+    @staticmethod
+    def zero_grad(params: list, node: ast.Call) -> None:
+        """`zero_grad()` sets `.grad` to None (unless `set_to_none=False`): the next step skips them."""
+        for kw in node.keywords:
+            if kw.arg == "set_to_none" and const_bool(kw.value) is not True:
+                return
+        if node.args and const_bool(node.args[0]) is not True:
+            return
+        for param in params:
+            if isinstance(param, TensorValue):
+                param.group.has_grad = False
 
     # ------------------------------------------------------------------------------------ inlining
     def call_function(self, fn: FunctionValue, args: list, kwargs: dict, node: ast.AST, frame: "Frame",
@@ -981,6 +1054,8 @@ class CallHandler:
         name = BINOP_NAMES.get(type(node.op))
         if name is None:
             return UNKNOWN
+        if name == "add" and isinstance(left, (SeqValue, ParamsValue)) and isinstance(right, (SeqValue, ParamsValue)):
+            return self.concatenate([left, right], node)
         if isinstance(left, TensorValue):
             receiver, other, dunder = left, right, f"__{name}__"
         elif isinstance(right, TensorValue):
@@ -1098,7 +1173,7 @@ class CallHandler:
         self.record_write(frame, base, site, self._label(base, target.value))
         if isinstance(value, TensorValue) and frame.grad_mode is not False and value.rg is not False:
             base.rg = tri_or(base.rg, value.rg)
-            base.graph = base.graph | value.graph
+            base.graph = base.graph | value.graph | self.leaf_uses([value])
 
     def augassign(self, stmt: ast.AugAssign, frame: "Frame") -> None:
         """`x op= y`: in place for tensors (`add_`...), a rebinding for Python numbers."""
@@ -1114,7 +1189,7 @@ class CallHandler:
                 self.record_write(frame, base, site, self._label(base, target.value))
                 if isinstance(rhs, TensorValue) and frame.grad_mode is not False:
                     base.rg = tri_or(base.rg, rhs.rg)
-                    base.graph = base.graph | rhs.graph
+                    base.graph = base.graph | rhs.graph | self.leaf_uses([rhs])
             else:
                 self.interp.eval(target.slice, frame)
             return

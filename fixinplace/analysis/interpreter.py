@@ -700,11 +700,21 @@ class Interpreter:
         return join_values(values[0], values[1])
 
     def expr_Tuple(self, node: ast.Tuple, frame: Frame) -> Value:
-        if any(isinstance(e, ast.Starred) for e in node.elts):
-            for e in node.elts:
-                self.eval(e, frame)
-            return UNKNOWN
-        return SeqValue([self.eval(e, frame) for e in node.elts])
+        items: list = []
+        params = False
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                spread = self.eval(element.value, frame)
+                known = self.iteration_items(spread)
+                if known is None:
+                    return UNKNOWN
+                params = params or isinstance(spread, ParamsValue)
+                items.extend(known)
+            else:
+                items.append(self.eval(element, frame))
+        if params:  # [*a.parameters(), *b.parameters()]
+            return ParamsValue([t for t in items if isinstance(t, TensorValue)], self.text(node))
+        return SeqValue(items)
 
     expr_List = expr_Tuple
 

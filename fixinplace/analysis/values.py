@@ -67,12 +67,28 @@ class Group:
     silent_of: "Group | None" = None  # `.data` groups: writes here change `silent_of`'s values silently
     writes: list["Write"] = field(default_factory=list)
     named: bool = False  # label is a user-visible name (not just an expression)
+    has_grad: Tri = None  # for leaves: whether `.grad` is set (optimizers skip parameters without one)
+    _use: "LeafUse | None" = None
 
     def rename(self, name: str) -> None:
         """Give the group a user-visible name, the first one it is bound to."""
         if not self.named:
             self.label = name
             self.named = True
+
+    @property
+    def use(self) -> "LeafUse":
+        """The marker that a graph reaches this leaf (one object per group, so graphs dedupe it)."""
+        if self._use is None:
+            self._use = LeafUse(self)
+        return self._use
+
+
+@dataclass(eq=False)
+class LeafUse:
+    """In a graph: its backward accumulates a gradient into this leaf group."""
+
+    group: Group
 
 
 @dataclass(eq=False)
