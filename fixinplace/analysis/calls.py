@@ -106,14 +106,69 @@ class CallHandler:
     def text(self, node: ast.AST) -> str:
         return self.interp.text(node)
 
-    def site(self, node: ast.AST, form: str, op: str, extra: tuple = ()) -> Site:
-        """The write site for a node (one per node and form, shared across abstract executions)."""
+    def site(self, node: ast.AST, form: str, op: str, extra: tuple = (), *, written: ast.AST | None = None,
+             frame: "Frame | None" = None, operands: list | None = None) -> Site:
+        """The write site for a node (one per node and form, shared across abstract executions).
+
+        `written` is the expression of the written tensor and `operands` the other values of the op: with
+        them the site records the facts the fix planner needs.
+        """
         key = (id(node), form)
         site = self._sites.get(key)
         if site is None:
-            site = Site(node=node, form=form, op=op, text=self.text(node), extra=extra)
+            facts = self.write_facts(node, written, frame, operands) if frame is not None else ()
+            site = Site(node=node, form=form, op=op, text=self.text(node), extra=tuple(extra) + facts)
             self._sites[key] = site
         return site
+
+    def write_facts(self, node: ast.AST, written: ast.AST | None, frame: "Frame", operands: list | None) -> tuple:
+        """Where the write sits and what it writes: root name and its kind, operands, enclosing statement."""
+        facts: list[tuple[str, str]] = []
+        if written is not None:
+            root, kind = self.root_of(written, frame)
+            facts += [("target", self.text(written)), ("root", root), ("root_kind", kind)]
+        if operands is not None:
+            scalar = all(isinstance(v, ScalarValue) and not getattr(v, "is_str", False) for v in operands)
+            facts.append(("operands", "scalar" if scalar else "tensor"))
+        stmt = self.interp.current_statement
+        if stmt is not None:
+            if isinstance(stmt, ast.Expr) and stmt.value is node:
+                shape = "expr"
+            elif isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name):
+                shape = "assign"
+                facts.append(("assigned", stmt.targets[0].id))
+            elif stmt is node:
+                shape = "statement"
+            else:
+                shape = "nested"
+            facts += [("stmt_shape", shape), ("stmt_line", str(stmt.lineno)),
+                      ("stmt_end_line", str(getattr(stmt, "end_lineno", stmt.lineno)))]
+        return tuple(facts)
+
+    def root_of(self, written: ast.AST, frame: "Frame") -> tuple[str, str]:
+        """The variable a written expression goes back to (`x` for `x.t()[0]`) and its kind:
+        local, argument, global, attribute or other."""
+        node = written
+        while True:
+            if isinstance(node, ast.Subscript):
+                node = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                node = node.func.value
+            elif isinstance(node, ast.Attribute) and (node.attr in VIEW_ATTRS or node.attr == "data"):
+                node = node.value
+            else:
+                break
+        if isinstance(node, ast.Name):
+            name = node.id
+            if name in getattr(frame, "params", ()):
+                return name, "argument"
+            if frame.function == "<module>" or name in frame.env:
+                return name, "local"
+            return name, "global"
+        if isinstance(node, ast.Attribute):
+            return self.text(node), "attribute"
+        return self.text(node), "other"
 
     def fresh_tensor(self, node: ast.AST, rg: Tri, label: str, leaf: bool = False, origin: str = "fresh",
                      detail: str = "", graph: frozenset = frozenset(), is_tensor: Tri = True) -> TensorValue:
@@ -175,6 +230,13 @@ class CallHandler:
             return
         self.write_sites[id(site.node)] = site
         certain = certain and value.is_tensor is True
+        names = {name for _, name in value.group.names}
+        if len(names) > 1 or value.maybe_groups:
+            site.facts["aliased"] = "True"
+        if value.leaf_rg:
+            site.facts["leaf_kind"] = value.group.origin
+            if value.group.has_grad:
+                site.facts["after_backward"] = "True"
         if leaf_check and not silent and frame.grad_mode is not False:
             if value.leaf_rg is True:
                 why = value.group.origin_detail or "a leaf that requires grad"
@@ -451,7 +513,7 @@ class CallHandler:
                                       detail=f"an nn.Parameter created at line {node.lineno}")
             return value
         if name.startswith("torch.nn.init.") and last.endswith("_") and args:
-            self.record_write(frame, args[0], self.site(node, "method", last), self._label(args[0], node), leaf_check=False)
+            self.record_write(frame, args[0], self.site(node, "method", last, written=node.args[0] if node.args else None, frame=frame), self._label(args[0], node), leaf_check=False)
             return args[0]
         if name.startswith("torch.optim.") and last[:1].isupper() and "lr_scheduler" not in name:
             return self.make_optimizer(last, args, kwargs, node)
@@ -466,12 +528,15 @@ class CallHandler:
         entry = self.lookup_function(name)
         if out is not None:
             # `out=` writes the buffer in place (autograd refuses out= when an input requires grad).
-            self.record_write(frame, out, self.site(node, "out", last), self._label(out, node, kw="out"))
+            self.record_write(frame, out, self.site(node, "out", last, written=self._kw_node(node, "out"), frame=frame),
+                              self._label(out, node, kw="out"))
             return out
         if last.endswith("_") and not last.startswith("_") and args and isinstance(args[0], TensorValue):
             # torch.relu_(x), torch._VF.dropout_(x, ...): in-place functions write their first argument.
             target = args[0]
-            self.record_write(frame, target, self.site(node, "method", last), self._label(target, node.args[0]))
+            self.record_write(frame, target, self.site(node, "method", last, written=node.args[0], frame=frame,
+                                                       operands=list(args[1:])),
+                              self._label(target, node.args[0]))
             base = self.lookup_function(name[:-1])
             if base is None:
                 return target
@@ -481,7 +546,8 @@ class CallHandler:
             inplace_ops = self.table.inplace_functions() if self.table else {}
             op = inplace_ops.get(name, last + "_")
             target = args[0]
-            self.record_write(frame, target, self.site(node, "inplace_kw", op), self._label(target, node.args[0]),
+            self.record_write(frame, target, self.site(node, "inplace_kw", op, written=node.args[0], frame=frame),
+                              self._label(target, node.args[0]),
                               certain=inplace_certain)
             if inplace_value is True:
                 kwargs.pop("inplace", None)
@@ -535,6 +601,10 @@ class CallHandler:
                 value = const_bool(node.args[index])
                 return (value, True) if value is not None else (None, False)
         return False, True
+
+    @staticmethod
+    def _kw_node(node: ast.Call, name: str) -> ast.AST | None:
+        return next((kw.value for kw in node.keywords if kw.arg == name), None)
 
     def _retains(self, node: ast.Call) -> bool:
         for kw in node.keywords:
@@ -706,7 +776,8 @@ class CallHandler:
             return self.inplace_method(t, name, args, kwargs, node, frame)
         out = kwargs.pop("out", None)
         if out is not None:
-            self.record_write(frame, out, self.site(node, "out", name), self._label(out, node, kw="out"))
+            self.record_write(frame, out, self.site(node, "out", name, written=self._kw_node(node, "out"), frame=frame),
+                              self._label(out, node, kw="out"))
             return out
         entry = self.table.method(name) if self.table else None
         if entry is None:
@@ -722,7 +793,8 @@ class CallHandler:
             return t
         if info is not None and t.is_tensor is None:
             t.is_tensor = True  # an in-place Tensor method was called on it
-        site = self.site(node, "method", name)
+        site = self.site(node, "method", name, written=node.func.value if isinstance(node.func, ast.Attribute) else None,
+                         frame=frame, operands=list(args) + list(kwargs.values()))
         self.record_write(frame, t, site, self._label(t, node.func.value if isinstance(node.func, ast.Attribute) else node))
         out_of_place = (info.out_of_place if info is not None else None) or name[:-1]
         entry = self.table.method(out_of_place) if self.table else None
@@ -862,8 +934,11 @@ class CallHandler:
             if rg_out is not False else frozenset()
         if module.inplace and isinstance(x, TensorValue):
             op = entry.inplace_method or module.kind.lower() + "_"
-            self.record_write(frame, x, self.site(node, "inplace_module", op,
-                                                  extra=(("module_line", str(module.line)),)),
+            ctor = module.node
+            extra = (("module_line", str(getattr(ctor, "lineno", module.line))),
+                     ("module_col", str(getattr(ctor, "col_offset", 0))))
+            self.record_write(frame, x, self.site(node, "inplace_module", op, extra=extra,
+                                                  written=node.args[0] if node.args else None, frame=frame),
                               self._label(x, node.args[0] if node.args else node))
             result = x
             result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
@@ -997,6 +1072,7 @@ class CallHandler:
             unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
         )
         inner.owner = getattr(fn, "owner_class", None)  # type: ignore[attr-defined]
+        inner.params = set(env)  # type: ignore[attr-defined]
         inner.self_value = self_value  # type: ignore[attr-defined]
         interp.inlined.add(id(fn_node))
         interp.call_stack.append(fn_node)
@@ -1169,7 +1245,8 @@ class CallHandler:
             self.interp.eval(target.slice, frame)
             return
         kind = self.index_kind(target.slice, frame)
-        site = self.site(stmt, "setitem", "__setitem__", extra=(("index_kind", kind),))
+        site = self.site(stmt, "setitem", "__setitem__", extra=(("index_kind", kind),), written=target.value,
+                         frame=frame, operands=[value])
         self.record_write(frame, base, site, self._label(base, target.value))
         if isinstance(value, TensorValue) and frame.grad_mode is not False and value.rg is not False:
             base.rg = tri_or(base.rg, value.rg)
@@ -1185,7 +1262,7 @@ class CallHandler:
             if isinstance(base, TensorValue) and base.is_tensor is not None:
                 kind = self.index_kind(target.slice, frame)
                 site = self.site(stmt, "augassign", AUGASSIGN_INPLACE.get(name or "", "setitem"),
-                                 extra=(("index_kind", kind),))
+                                 extra=(("index_kind", kind),), written=target.value, frame=frame, operands=[rhs])
                 self.record_write(frame, base, site, self._label(base, target.value))
                 if isinstance(rhs, TensorValue) and frame.grad_mode is not False:
                     base.rg = tri_or(base.rg, rhs.rg)
@@ -1197,7 +1274,7 @@ class CallHandler:
         rhs = self.interp.eval(stmt.value, frame)
         if isinstance(current, TensorValue) and name is not None and name != "matmul":
             op = AUGASSIGN_INPLACE[name]
-            site = self.site(stmt, "augassign", op)
+            site = self.site(stmt, "augassign", op, written=target, frame=frame, operands=[rhs])
             self.record_write(frame, current, site, self._label(current, target))
             entry = self.table.method(f"__{name}__") if self.table else None
             self.apply_op(entry, name, [current, rhs], {}, stmt, frame, inplace_target=current)

@@ -182,6 +182,7 @@ class Interpreter:
         self.unknown_instances: dict[int, InstanceValue] = {}
         self.calls = calls.CallHandler(self)
         self._byte_lines = [line.encode("utf-8") for line in source.splitlines()]
+        self.statements: list[ast.stmt] = []
         self._texts: dict[int, str] = {}
 
     # ----------------------------------------------------------------------------------------------- driver
@@ -230,6 +231,7 @@ class Interpreter:
             unknown_context=True,
             depth=1,
         )
+        frame.params = set(env)  # type: ignore[attr-defined]
         frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs])  # type: ignore[attr-defined]
         self.call_stack.append(node)
         try:
@@ -308,7 +310,16 @@ class Interpreter:
         method = getattr(self, "stmt_" + type(stmt).__name__, None)
         if method is None:
             return False
-        return bool(method(stmt, frame))
+        self.statements.append(stmt)
+        try:
+            return bool(method(stmt, frame))
+        finally:
+            self.statements.pop()
+
+    @property
+    def current_statement(self) -> ast.stmt | None:
+        """The innermost statement being run."""
+        return self.statements[-1] if self.statements else None
 
     def stmt_Expr(self, stmt: ast.Expr, frame: Frame) -> None:
         value = self.eval(stmt.value, frame)
@@ -580,6 +591,7 @@ class Interpreter:
         frame.env[name] = value
         if isinstance(value, TensorValue):
             value.group.rename(name)
+            value.group.names.add((frame.function, name))
             if not value.label.isidentifier():
                 value.label = name
         elif isinstance(value, (ModuleValue, OptimizerValue, InstanceValue)):

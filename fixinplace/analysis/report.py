@@ -59,7 +59,7 @@ class Reporter:
         if old is not None and old.severity.rank >= severity.rank:
             return
         line, col, end_line, end_col = self.span(site.node)
-        facts = (("form", site.form), ("op", site.op), ("text", site.text), *site.extra, *data)
+        facts = (("form", site.form), ("op", site.op), ("text", site.text), *site.extra, *site.facts.items(), *data)
         self.found[key] = Diagnostic(
             path=self.path,
             line=line,

@@ -68,6 +68,7 @@ class Group:
     writes: list["Write"] = field(default_factory=list)
     named: bool = False  # label is a user-visible name (not just an expression)
     has_grad: Tri = None  # for leaves: whether `.grad` is set (optimizers skip parameters without one)
+    names: set = field(default_factory=set)  # every variable name bound to this tensor or a view of it
     _use: "LeafUse | None" = None
 
     def rename(self, name: str) -> None:
@@ -129,7 +130,8 @@ class Site:
     form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | data
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write
-    extra: tuple = ()  # facts for fixes: (key, value) pairs
+    extra: tuple = ()  # facts for fixes: (key, value) pairs, fixed when the site is first seen
+    facts: dict = field(default_factory=dict)  # facts that accumulate over executions (e.g. aliased)
 
 
 class Value:
