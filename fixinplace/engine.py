@@ -3,7 +3,10 @@
 Never imports or runs the checked code, and never imports torch. The steps are pure functions so that every
 front end (CLI, LSP, fix) shares them:
 
-    read_source(path, max_size) -> str          bytes -> text (PEP 263 cookie, UTF-8 BOM), or SourceError
+    read_source(path, max_size) -> str          bytes -> text (PEP 263 cookie, UTF-8 BOM), or SourceError;
+                                                the two steps, for `fix`, which encodes its rewrite back with the
+                                                same codec: read_source_bytes(path, max_size) -> bytes and
+                                                decode_source_bytes(data) -> (text, codec)
     might_write_in_place(text) -> bool          cheap text pre-filter (no pattern: not parsed, no diagnostics)
     parse_source(text, path) -> ast.Module      or SourceError("syntax error at line L:C: msg")
     apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`
@@ -40,8 +43,13 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def decode_source(data: bytes) -> str:
-    """Decode Python source bytes as the interpreter would: UTF-8 BOM, PEP 263 coding cookie, else UTF-8."""
+def decode_source_bytes(data: bytes) -> tuple[str, str]:
+    """Decode Python source bytes as the interpreter would; return the text and the codec used.
+
+    The codec is `tokenize.detect_encoding`'s: `"utf-8-sig"` when the file starts with a UTF-8 BOM (the text then
+    has no BOM; encoding it back with the same codec restores it), the normalised name of a PEP 263 coding cookie
+    (`"iso-8859-1"` for `latin-1`), else `"utf-8"`. Line endings are kept as they are (no newline translation).
+    """
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:
@@ -51,7 +59,7 @@ def decode_source(data: bytes) -> str:
             raise SourceError(f"cannot decode: {_one_line(e.msg)}") from None
         encoding = "utf-8"  # undecodable bytes in the first two lines: say where, below
     try:
-        return data.decode(encoding)
+        return data.decode(encoding), encoding
     except UnicodeDecodeError as e:
         shown = "utf-8" if encoding == "utf-8-sig" else encoding
         line = data.count(b"\n", 0, e.start) + 1
@@ -61,12 +69,17 @@ def decode_source(data: bytes) -> str:
         ) from None
 
 
+def decode_source(data: bytes) -> str:
+    """Decode Python source bytes as the interpreter would: UTF-8 BOM, PEP 263 coding cookie, else UTF-8."""
+    return decode_source_bytes(data)[0]
+
+
 def _megabytes(n: int) -> str:
     return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
-def read_source(path: str, max_size: int | None = None) -> str:
-    """The decoded text of one file; binary, huge, unreadable or undecodable files raise `SourceError`."""
+def read_source_bytes(path: str, max_size: int | None = None) -> bytes:
+    """The bytes of one file; huge, unreadable or binary files raise `SourceError`."""
     max_size = Settings().max_file_size if max_size is None else max_size
     try:
         size = os.stat(path).st_size
@@ -84,7 +97,12 @@ def read_source(path: str, max_size: int | None = None) -> str:
         raise SourceError(f"file too large: exceeds the {_megabytes(max_size)} limit (max-file-size)")
     if b"\x00" in data:
         raise SourceError("binary file (contains NUL bytes), not Python source")
-    return decode_source(data)
+    return data
+
+
+def read_source(path: str, max_size: int | None = None) -> str:
+    """The decoded text of one file; binary, huge, unreadable or undecodable files raise `SourceError`."""
+    return decode_source(read_source_bytes(path, max_size))
 
 
 # ---------------------------------------------------------------------------------------------------------------
