@@ -59,10 +59,13 @@ def fix_source(source: str, path: str, diagnostics_of, *, unsafe: bool = False) 
     from codemods import apply_fixes
 
     applied: list[Diagnostic] = []
+    tried: set[tuple[str, str, str]] = set()  # (code, statement text, strategy): a fix that did not help
     text = source
     for _ in range(MAX_ROUNDS):
         diagnostics = [d for d in attach_fixes(diagnostics_of(text)) if d.severity is not Severity.INFO]
-        chosen = [d for d in diagnostics if d.fix is not None and (unsafe or d.fix.applicability == "safe")]
+        chosen = [d for d in diagnostics if d.fix is not None and (unsafe or d.fix.applicability == "safe")
+                  and _attempt(d) not in tried]
+        tried.update(_attempt(d) for d in chosen)
         if not chosen:
             break
         new_text, done = apply_fixes(text, chosen)
@@ -76,3 +79,8 @@ def fix_source(source: str, path: str, diagnostics_of, *, unsafe: bool = False) 
         applied.extend(done)
     remaining = [d for d in attach_fixes(diagnostics_of(text)) if d.severity is not Severity.INFO]
     return FixResult(source=text, applied=applied, remaining=remaining)
+
+
+def _attempt(d: Diagnostic) -> tuple[str, str, str]:
+    """What identifies one fix attempt across rounds (positions move when lines are inserted)."""
+    return (d.code, d.datum("text"), d.fix.strategy if d.fix else "")

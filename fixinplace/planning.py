@@ -84,6 +84,12 @@ def plan(d: Diagnostic) -> Fix | None:
         return None  # a Parameter attribute cannot be rebound to a tensor
     scalar = d.datum("operands") == "scalar"
     target = d.datum("target")
+    if d.datum("saved_line") == d.datum("stmt_line") and target == root \
+            and kind != "attribute" and shape in ("expr", "assign") and form == "method" and op.endswith("_"):
+        # `v.div_(v.norm())`: the op that saves `v` runs inside the write, so a clone before it cannot help;
+        # the out-of-place op can (exact unless the operand has another dtype, which the analysis cannot see).
+        return _fix(d, "method_out_of_place", f"Use the out-of-place `{op[:-1]}`: `{root} = {root}.{op[:-1]}(...)`"
+                    " (unsafe: a tensor operand of another dtype would change the result's dtype)", "unsafe")
     if form == "method" and scalar and op in EXACT_WITH_SCALARS and target == root and shape in ("expr", "assign") \
             and kind != "attribute":
         return _fix(d, "method_out_of_place", f"Use the out-of-place `{op[:-1]}`: `{root} = {root}.{op[:-1]}(...)`")
