@@ -1,0 +1,410 @@
+"""`fixinplace fix` against the before/after pairs in fixtures/fix/, proven by running the programs under torch.
+
+Each folder `fixtures/fix/<nn>_<strategy>_<what>/` holds:
+
+* `before.py`: a deterministic CPU program with one in-place hazard (it raises the autograd in-place error or the
+  leaf error, or silently corrupts a gradient: `case.json`'s `before_outcome`, re-measured here);
+* `case.json`: `{"strategy", "applicability", "before_outcome"}`; `applicability` is `safe` (fixed by
+  `fix --apply`), `unsafe` (fixed only with `--unsafe-fixes`; without it the file stays byte-identical), or
+  `not-safe` (a case where rebinding would lose a visible mutation: no safe fix may change behaviour);
+* `after.py` (fix cases): the exact text `fixinplace fix --apply` must produce from `before.py`;
+* `reference.py`: the same program written by hand without the hazard (for `not-safe` cases: the intended
+  behaviour, mutation kept visible);
+* `notes.md` (`not-safe` cases): what must happen.
+
+For a fix case: the fix, run as a real subprocess on a copy, produces exactly `after.py` (and exits 0); applying it
+again changes nothing; `after.py` runs without an autograd error and its outputs and gradients equal
+`reference.py`'s (same keys, dtype, shape, allclose), and also the gradients PyTorch computes for `before.py` under
+`allow_mutation_on_saved_tensors()` when the hazard is not the leaf error; `fixinplace check` reports no error or
+warning on `after.py`; `check --format json` offers the fix with the case's applicability.
+
+Over fixtures/check/: every program measured `ok` comes out of `fix --apply` byte-identical (with and without
+`--unsafe-fixes`); every hazardous seed program (`seed` in its name) is fixed: afterwards `check` reports nothing
+and the program runs under torch without an autograd error.
+
+Programs run in fresh subprocesses, each `main()` after `random.seed(0)` and `torch.manual_seed(0)`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIX_DIR = REPO / "fixtures" / "fix"
+CHECK_DIR = REPO / "fixtures" / "check"
+TRUTH_PATH = CHECK_DIR / "truth.json"
+
+CASES = sorted(d.name for d in FIX_DIR.iterdir() if d.is_dir() and (d / "case.json").exists())
+STRATEGIES = (
+    "clone_before_write",
+    "method_out_of_place",
+    "augassign_out_of_place",
+    "remove_inplace",
+    "out_to_assignment",
+    "wrap_no_grad",
+)
+HAZARD_OUTCOMES = ("raises-saved", "raises-leaf", "silent")
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+def load_case(name: str) -> dict:
+    return json.loads((FIX_DIR / name / "case.json").read_text(encoding="utf-8"))
+
+
+FIX_CASES = [n for n in CASES if load_case(n)["applicability"] in ("safe", "unsafe")]
+NOT_SAFE_CASES = [n for n in CASES if load_case(n)["applicability"] == "not-safe"]
+TRUTH = json.loads(TRUTH_PATH.read_text(encoding="utf-8"))
+SAFE_CHECK_PROGRAMS = sorted(n for n, e in TRUTH.items() if e["outcome"] == "ok")
+HAZARDOUS_SEED_PROGRAMS = sorted(n for n, e in TRUTH.items() if "seed" in n and e["outcome"] in HAZARD_OUTCOMES)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running fixinplace as a real subprocess.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("FORCE_COLOR", None)
+    env["NO_COLOR"] = "1"
+    return env
+
+
+def fixinplace(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fixinplace", *args], cwd=cwd, capture_output=True, text=True, env=_env(), timeout=300
+    )
+
+
+def run_fix(path: Path, *, unsafe: bool, apply: bool = True) -> subprocess.CompletedProcess:
+    args = ["fix"] + (["--apply"] if apply else []) + (["--unsafe-fixes"] if unsafe else []) + [path.name]
+    return fixinplace(*args, cwd=path.parent)
+
+
+def check_json(path: Path) -> tuple[list[dict], subprocess.CompletedProcess]:
+    """The error/warning diagnostics of `fixinplace check --format json` on one file."""
+    proc = fixinplace("check", "--format", "json", path.name, cwd=path.parent)
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        pytest.fail(f"`check --format json {path}` exited {proc.returncode} without JSON:\n{proc.stdout}\n"
+                    f"{proc.stderr}", pytrace=False)
+    if report.get("errors"):
+        pytest.fail(f"`check` could not analyse {path}: {report['errors']}", pytrace=False)
+    diags = [d for d in report["diagnostics"] if d["severity"] in ("error", "warning")]
+    return diags, proc
+
+
+def describe(proc: subprocess.CompletedProcess) -> str:
+    return f"exit {proc.returncode}\n--- stdout ---\n{proc.stdout}\n--- stderr ---\n{proc.stderr}"
+
+
+def copy_to(tmp_path: Path, src: Path, name: str = "program.py") -> Path:
+    dst = tmp_path / name
+    shutil.copyfile(src, dst)
+    return dst
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running the programs under torch (fresh subprocess per call).
+# ---------------------------------------------------------------------------------------------------------------
+
+# argv: OUT_FILE then (PATH MODE)...; MODE is "plain" or "allow_mutation". Writes with torch.save a list with one
+# dict per program: {"outcome", "message", "result"} where result maps main()'s keys to detached tensors/None/numbers.
+RUNNER = r'''
+import importlib.util, random, sys, traceback
+from pathlib import Path
+import torch
+import torch.autograd.graph as graph
+
+torch.set_num_threads(1)
+sys.dont_write_bytecode = True
+out_file, jobs = sys.argv[1], sys.argv[2:]
+results = []
+for i in range(0, len(jobs), 2):
+    path, mode = Path(jobs[i]), jobs[i + 1]
+    entry = {"path": str(path), "mode": mode, "outcome": "ok", "message": "", "result": None}
+    try:
+        spec = importlib.util.spec_from_file_location(f"fix_fixture_{i}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        random.seed(0)
+        torch.manual_seed(0)
+        if mode == "allow_mutation":
+            with graph.allow_mutation_on_saved_tensors():
+                value = module.main()
+        else:
+            value = module.main()
+        result = {}
+        for key, item in value.items():
+            result[key] = item.detach().clone() if isinstance(item, torch.Tensor) else item
+        entry["result"] = result
+    except BaseException as exc:
+        text = str(exc)
+        if "modified by an inplace operation" in text:
+            entry["outcome"] = "raises-saved"
+        elif "a leaf Variable that requires grad" in text or "a view of a leaf Variable that requires grad" in text:
+            entry["outcome"] = "raises-leaf"
+        else:
+            entry["outcome"] = "other-error"
+        entry["message"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-3000:]
+    results.append(entry)
+torch.save(results, out_file)
+'''
+
+
+def run_programs(tmp_path: Path, jobs: list[tuple[Path, str]]) -> list[dict]:
+    import torch
+
+    out_file = tmp_path / "results.pt"
+    argv = [str(out_file)] + [str(x) for path, mode in jobs for x in (path, mode)]
+    env = dict(_env(), PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.run([sys.executable, "-c", RUNNER, *argv], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert proc.returncode == 0 and out_file.exists(), f"the runner failed: {describe(proc)}"
+    return torch.load(out_file, weights_only=False)
+
+
+def differences(got: dict, want: dict) -> list[str]:
+    """Key by key: same keys, tensors of the same dtype and shape and allclose, other values equal."""
+    import torch
+
+    diffs = []
+    for key in sorted(set(got) | set(want)):
+        a, b = got.get(key, "<missing>"), want.get(key, "<missing>")
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                diffs.append(f"{key}: {tuple(a.shape)}/{a.dtype} vs {tuple(b.shape)}/{b.dtype}")
+            elif not torch.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True):
+                err = (a.double() - b.double()).abs().nan_to_num(float("inf")).max().item()
+                diffs.append(f"{key}: max abs difference {err:.4g}")
+        elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor) or a != b:
+            diffs.append(f"{key}: {a!r} vs {b!r}")
+    return diffs
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The fixtures themselves.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_every_strategy_has_cases():
+    counts = {s: sum(load_case(n)["strategy"] == s for n in FIX_CASES) for s in STRATEGIES}
+    assert all(c >= 2 for c in counts.values()), counts
+    assert counts["clone_before_write"] >= 5, counts
+    assert len(NOT_SAFE_CASES) >= 3, NOT_SAFE_CASES
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_case_folder_is_complete(name: str):
+    folder = FIX_DIR / name
+    case = load_case(name)
+    assert set(case) == {"strategy", "applicability", "before_outcome"}, case
+    assert case["before_outcome"] in HAZARD_OUTCOMES, case
+    assert (folder / "before.py").exists() and (folder / "reference.py").exists()
+    if case["applicability"] == "not-safe":
+        assert case["strategy"] is None and (folder / "notes.md").exists() and not (folder / "after.py").exists()
+    else:
+        assert case["applicability"] in ("safe", "unsafe"), case
+        assert case["strategy"] in STRATEGIES and name.split("_", 1)[1].startswith(case["strategy"]), case
+        assert (folder / "after.py").exists()
+    allowed = set(sys.stdlib_module_names) | {"torch", "__future__"}
+    for path in sorted(folder.glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        assert source.endswith('\n\nif __name__ == "__main__":\n    main()\n'), path
+        assert "# hazard" not in source, f"{path}: the hazard is recorded in case.json, not in a comment"
+        for line in source.splitlines():
+            words = line.split()
+            if words[:1] in (["import"], ["from"]):
+                assert words[1].split(".")[0] in allowed, f"{path}: {line}"
+
+
+@pytest.fixture(scope="module")
+def case_runs(tmp_path_factory) -> dict:
+    """Every case's programs run once, in one subprocess (importing torch once): {(case, file, mode): entry}."""
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed: the programs cannot be run")
+    jobs = []
+    for name in CASES:
+        folder = FIX_DIR / name
+        jobs += [(folder / "before.py", "plain"), (folder / "before.py", "allow_mutation")]
+        jobs += [(folder / f, "plain") for f in ("reference.py", "after.py") if (folder / f).exists()]
+    runs = run_programs(tmp_path_factory.mktemp("case_runs"), jobs)
+    return {(Path(r["path"]).parent.name, Path(r["path"]).name, r["mode"]): r for r in runs}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_before_is_hazardous_and_reference_is_not(name: str, case_runs: dict):
+    """before.py measures as case.json says (raises, or runs with results that differ from its intended ones under
+    allow_mutation_on_saved_tensors); reference.py runs; `fixinplace check` reports before.py."""
+    folder = FIX_DIR / name
+    case = load_case(name)
+    before, intended = case_runs[name, "before.py", "plain"], case_runs[name, "before.py", "allow_mutation"]
+    reference = case_runs[name, "reference.py", "plain"]
+    assert reference["outcome"] == "ok", f"reference.py fails:\n{reference['message']}"
+    outcome = before["outcome"]
+    if outcome == "ok":
+        assert intended["outcome"] == "ok", intended["message"]
+        outcome = "silent" if differences(before["result"], intended["result"]) else "ok"
+    assert outcome == case["before_outcome"], f"before.py measured {outcome}:\n{before['message']}"
+    diags, proc = check_json(folder / "before.py")
+    assert diags, f"`fixinplace check` reports no error or warning on {name}/before.py: {describe(proc)}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fix cases.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FIX_CASES)
+def test_fix_produces_after(name: str, tmp_path: Path):
+    """`fix --apply` (with `--unsafe-fixes` only for unsafe cases) turns a copy of before.py into after.py exactly."""
+    folder = FIX_DIR / name
+    case = load_case(name)
+    before = (folder / "before.py").read_bytes()
+    expected = (folder / "after.py").read_text(encoding="utf-8")
+    target = copy_to(tmp_path, folder / "before.py")
+    if case["applicability"] == "unsafe":
+        proc = run_fix(target, unsafe=False)
+        assert target.read_bytes() == before, (
+            f"an unsafe fix was applied without --unsafe-fixes:\n{target.read_text(encoding='utf-8')}")
+        assert proc.returncode == 1, f"the hazard remains, so the exit status must be 1: {describe(proc)}"
+    proc = run_fix(target, unsafe=case["applicability"] == "unsafe")
+    got = target.read_text(encoding="utf-8")
+    assert got == expected, (
+        f"{name}: the fix differs from after.py ({describe(proc)})\n--- got ---\n{got}\n--- expected ---\n{expected}")
+    assert proc.returncode == 0, f"no hazard remains, so the exit status must be 0: {describe(proc)}"
+
+
+@pytest.mark.parametrize("name", FIX_CASES)
+def test_fix_is_idempotent_on_after(name: str, tmp_path: Path):
+    """Fixing after.py again (even with --unsafe-fixes) changes nothing; the diff mode prints nothing, exits 0."""
+    folder = FIX_DIR / name
+    target = copy_to(tmp_path, folder / "after.py")
+    original = target.read_bytes()
+    proc = run_fix(target, unsafe=True, apply=False)
+    assert (proc.returncode, proc.stdout.strip()) == (0, ""), f"`fix` wants to change after.py: {describe(proc)}"
+    proc = run_fix(target, unsafe=True)
+    assert target.read_bytes() == original, f"fixing after.py again changed it:\n{target.read_text()}"
+    assert proc.returncode == 0, describe(proc)
+
+
+@pytest.mark.parametrize("name", FIX_CASES)
+def test_diff_mode_changes_nothing(name: str, tmp_path: Path):
+    """`fix` without --apply prints a unified diff of before.py, exits 1, and leaves the file alone."""
+    folder = FIX_DIR / name
+    case = load_case(name)
+    target = copy_to(tmp_path, folder / "before.py")
+    proc = run_fix(target, unsafe=case["applicability"] == "unsafe", apply=False)
+    assert target.read_bytes() == (folder / "before.py").read_bytes()
+    assert proc.returncode == 1, describe(proc)
+    assert f"--- a/{target.name}" in proc.stdout and f"+++ b/{target.name}" in proc.stdout, describe(proc)
+
+
+@pytest.mark.parametrize("name", FIX_CASES)
+def test_after_checks_clean(name: str):
+    diags, proc = check_json(FIX_DIR / name / "after.py")
+    assert not diags, f"`fixinplace check` still reports on {name}/after.py: {describe(proc)}"
+
+
+@pytest.mark.parametrize("name", FIX_CASES)
+def test_check_json_offers_the_fix(name: str):
+    """`check --format json` on before.py fills `fix` with the case's applicability on every error/warning."""
+    case = load_case(name)
+    diags, proc = check_json(FIX_DIR / name / "before.py")
+    assert diags, describe(proc)
+    for d in diags:
+        fix = d.get("fix")
+        assert fix and fix.get("applicability") == case["applicability"] and fix.get("description"), (
+            f"line {d['line']} {d['code']}: fix {fix!r}, expected applicability {case['applicability']!r}")
+
+
+@pytest.mark.parametrize("name", FIX_CASES)
+def test_after_matches_reference(name: str, case_runs: dict):
+    """after.py runs without an autograd error; its outputs and gradients equal reference.py's (and, where the
+    hazard is not the leaf error, those PyTorch computes for before.py under allow_mutation_on_saved_tensors)."""
+    case = load_case(name)
+    after, reference = case_runs[name, "after.py", "plain"], case_runs[name, "reference.py", "plain"]
+    assert after["outcome"] == "ok", f"after.py fails:\n{after['message']}"
+    assert reference["outcome"] == "ok", f"reference.py fails:\n{reference['message']}"
+    diffs = differences(after["result"], reference["result"])
+    assert not diffs, "after.py vs reference.py: " + "; ".join(diffs)
+    if case["before_outcome"] != "raises-leaf":
+        intended = case_runs[name, "before.py", "allow_mutation"]
+        assert intended["outcome"] == "ok", intended["message"]
+        diffs = differences(after["result"], intended["result"])
+        assert not diffs, "after.py vs before.py under allow_mutation_on_saved_tensors: " + "; ".join(diffs)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Cases without a safe fix.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NOT_SAFE_CASES)
+def test_no_safe_fix_changes_behaviour(name: str, tmp_path: Path):
+    """Without --unsafe-fixes the file stays byte-identical (exit 1), or what a safe fix made runs like
+    reference.py and checks clean; `check --format json` marks no behaviour-changing fix `safe`."""
+    folder = FIX_DIR / name
+    before = (folder / "before.py").read_bytes()
+    target = copy_to(tmp_path, folder / "before.py")
+    proc = run_fix(target, unsafe=False)
+    if target.read_bytes() == before:
+        assert proc.returncode == 1, f"the hazard remains, so the exit status must be 1: {describe(proc)}"
+        diags, check_proc = check_json(folder / "before.py")
+        assert diags, describe(check_proc)
+        for d in diags:
+            fix = d.get("fix") or {}
+            assert fix.get("applicability") != "safe", (
+                f"line {d['line']}: a fix is marked safe but `fix --apply` did not apply it: {fix}")
+        return
+    # A safe fix was applied: it must keep behaviour.
+    fixed = target.read_text(encoding="utf-8")
+    diags, check_proc = check_json(target)
+    assert not diags, f"after the safe fix, check still reports:\n{fixed}\n{describe(check_proc)}"
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed: cannot prove the applied safe fix keeps behaviour")
+    fixed_run, reference = run_programs(tmp_path, [(target, "plain"), (folder / "reference.py", "plain")])
+    assert fixed_run["outcome"] == "ok", f"the safely fixed program fails:\n{fixed}\n{fixed_run['message']}"
+    diffs = differences(fixed_run["result"], reference["result"])
+    assert not diffs, f"a 'safe' fix changed behaviour:\n{fixed}\n" + "; ".join(diffs)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# fixtures/check: safe programs untouched, hazardous seeds fixed.
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe-fixes", "unsafe-fixes"])
+@pytest.mark.parametrize("name", SAFE_CHECK_PROGRAMS)
+def test_safe_check_program_unchanged(name: str, unsafe: bool, tmp_path: Path):
+    target = copy_to(tmp_path, CHECK_DIR / name, name)
+    proc = run_fix(target, unsafe=unsafe)
+    assert target.read_bytes() == (CHECK_DIR / name).read_bytes(), (
+        f"a safe program was changed:\n{target.read_text(encoding='utf-8')}\n{describe(proc)}")
+    assert proc.returncode == 0, describe(proc)
+
+
+@pytest.mark.parametrize("name", HAZARDOUS_SEED_PROGRAMS)
+def test_hazardous_seed_program_fixed(name: str, tmp_path: Path):
+    target = copy_to(tmp_path, CHECK_DIR / name, name)
+    proc = run_fix(target, unsafe=True)
+    fixed = target.read_text(encoding="utf-8")
+    assert fixed != (CHECK_DIR / name).read_text(encoding="utf-8"), f"nothing was fixed: {describe(proc)}"
+    assert proc.returncode == 0, f"hazards remain:\n{fixed}\n{describe(proc)}"
+    diags, check_proc = check_json(target)
+    assert not diags, f"check still reports on the fixed program:\n{fixed}\n{describe(check_proc)}"
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed: cannot run the fixed program")
+    (run,) = run_programs(tmp_path, [(target, "plain")])
+    assert run["outcome"] == "ok", f"the fixed program fails under torch:\n{fixed}\n{run['message']}"
