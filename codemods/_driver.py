@@ -7,6 +7,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods import (
     augassign_out_of_place,
+    clone_at_save,
     clone_before_write,
     method_out_of_place,
     out_to_assignment,
@@ -19,6 +20,7 @@ STRATEGIES = {
     module.NAME: module
     for module in (
         augassign_out_of_place,
+        clone_at_save,
         clone_before_write,
         method_out_of_place,
         out_to_assignment,
@@ -31,10 +33,12 @@ STRATEGIES = {
 class _ApplyFixes(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, by_statement: dict[int, Diagnostic], constructors: dict[tuple[int, int], Diagnostic]):
+    def __init__(self, by_statement: dict[int, Diagnostic], constructors: dict[tuple[int, int], Diagnostic],
+                 saves: dict[tuple[int, int, int, int], Diagnostic]):
         super().__init__()
         self.by_statement = by_statement
         self.constructors = constructors
+        self.saves = saves
         self.applied: list[Diagnostic] = []
         self.module: cst.Module | None = None
 
@@ -54,6 +58,18 @@ class _ApplyFixes(cst.CSTTransformer):
         self.applied.append(diagnostic)
         return result
 
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        if self.saves and isinstance(original, cst.BaseExpression) and isinstance(result, cst.BaseExpression):
+            position = self.get_metadata(PositionProvider, original, None)
+            if position is not None:
+                key = (position.start.line, position.start.column + 1, position.end.line, position.end.column + 1)
+                diagnostic = self.saves.pop(key, None)
+                if diagnostic is not None:
+                    self.applied.append(diagnostic)
+                    return clone_at_save.cloned(result)
+        return result
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         start = self.get_metadata(PositionProvider, original).start
         diagnostic = self.constructors.get((start.line, start.column))
@@ -70,8 +86,14 @@ def apply_fixes(text: str, diagnostics: list[Diagnostic]) -> tuple[str, list[Dia
     """Apply the planned fix of each diagnostic (one per statement); the new text and the fixes applied."""
     by_statement: dict[int, Diagnostic] = {}
     constructors: dict[tuple[int, int], Diagnostic] = {}
+    saves: dict[tuple[int, int, int, int], Diagnostic] = {}
     for d in sorted(diagnostics, key=lambda d: (d.line, d.column, d.code)):
         if d.fix is None or d.fix.strategy not in STRATEGIES:
+            continue
+        if d.fix.strategy == "clone_at_save":
+            where = clone_at_save.span(d)
+            if where is not None:
+                saves.setdefault(where, d)
             continue
         if d.fix.strategy == "remove_inplace" and d.datum("form") == "inplace_module":
             key = (int(d.datum("module_line", "0")), int(d.datum("module_col", "0")))
@@ -79,9 +101,9 @@ def apply_fixes(text: str, diagnostics: list[Diagnostic]) -> tuple[str, list[Dia
             continue
         line = int(d.datum("stmt_line", str(d.line)))
         by_statement.setdefault(line, d)
-    if not by_statement and not constructors:
+    if not by_statement and not constructors and not saves:
         return text, []
     module = cst.parse_module(text)
-    transformer = _ApplyFixes(by_statement, constructors)
+    transformer = _ApplyFixes(by_statement, constructors, saves)
     new_module = MetadataWrapper(module).visit(transformer)
     return new_module.code, transformer.applied

@@ -80,6 +80,12 @@ def plan(d: Diagnostic) -> Fix | None:
         if shape == "expr" and kind in ("local", "argument", "global"):
             return _fix(d, "out_to_assignment", f"Assign the result to `{root}` instead of writing it with `out=`")
         return None
+    if d.datum("role") == "output" and d.datum("saved_span") and \
+            (_applicability(d) == "unsafe" or d.datum("leaf_kind") == "param"):
+        # A write through a view, another name, an argument or an attribute: clone where the op makes its
+        # output, so that every alias still sees the write and only the saved value is kept intact.
+        return _fix(d, "clone_at_save", f"Clone the output of `{d.datum('saved_by')}` where it is made "
+                    f"(line {d.datum('saved_line')}), so the tensor saved for backward stays intact", "safe")
     if kind == "attribute" and d.datum("leaf_kind") == "param":
         return None  # a Parameter attribute cannot be rebound to a tensor
     scalar = d.datum("operands") == "scalar"

@@ -215,11 +215,12 @@ class CallHandler:
         saves = []
         for tensor in self.interp.tensors_in(value):
             for group, group_certain in tensor.all_groups():
-                line, col, _, _ = self.report.span(node)
+                line, col, end_line, end_col = self.report.span(node)
                 saves.append(Save(
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
                     label=tensor.label, line=line, column=col,
                     certain=certain and group_certain and tensor.is_tensor is True,
+                    end_line=end_line, end_column=end_col,
                 ))
         return saves
 

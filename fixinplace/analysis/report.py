@@ -83,7 +83,8 @@ class Reporter:
         at = f" at line {backward_line}" if backward_line else ""
         save_text = f"`{saved}` was saved by `{save.op}` at line {save.line} ({save.op} saves {describe_role(save)} for backward)"
         related = (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
-        data = (("saved_by", save.op), ("saved_line", str(save.line)), ("saved_label", saved), ("role", save.role))
+        data = (("saved_by", save.op), ("saved_line", str(save.line)), ("saved_label", saved), ("role", save.role),
+                ("saved_span", f"{save.line}:{save.column}:{save.end_line}:{save.end_column}"))
         if write.silent:
             how = "through `.data`" if site.form == "data" or ".data" in written else "by a fused optimizer (no version bump)"
             message = (

@@ -106,6 +106,8 @@ class Save:
     line: int
     column: int
     certain: bool
+    end_line: int = 0
+    end_column: int = 0
 
 
 @dataclass(eq=False)
