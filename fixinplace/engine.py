@@ -11,7 +11,8 @@ front end (CLI, LSP, fix) shares them:
     parse_source(text, path) -> ast.Module      or SourceError("syntax error at line L:C: msg")
     apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`
     select_diagnostics(diags, settings)         --select / --ignore prefixes, then the severity threshold
-    check_source(text, path, settings)          all of the above around `fixinplace.analysis.analyze_module`
+    check_source(text, path, settings)          all of the above around `fixinplace.analysis.analyze_module`,
+                                                with each diagnostic's `fix` planned by `fixinplace.fixer`
     check_file(path, settings) -> FileResult    one file; problems become a one-line FileError
     run_check(paths, settings) -> Report        discovery + every file (in worker processes when many)
 """
@@ -265,8 +266,27 @@ def check_source(source_text: str, path: str = "<string>", settings: Settings | 
     tree = parse_source(source_text, path)
     diagnostics = [d if d.path == path else replace(d, path=path) for d in _analyze(tree, source_text, path)]
     diagnostics = apply_suppressions(diagnostics, source_text)
-    diagnostics = select_diagnostics(diagnostics, settings)
+    diagnostics = _with_fixes(select_diagnostics(diagnostics, settings))
     return sorted(set(diagnostics), key=sort_key)
+
+
+def _with_fixes(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics with their `fix` (applicability and description) planned by `fixinplace.fixer`.
+
+    Planning needs no LibCST (`fixer` imports the codemods only to apply fixes), so `check` stays fast. A failure
+    of the planning must not lose the diagnostics: they are then reported without a fix (`FIXINPLACE_DEBUG=1`
+    raises instead); `fix` calls the planning itself and reports such a failure for the file.
+    """
+    if not diagnostics:
+        return diagnostics
+    try:
+        from fixinplace.fixer import attach_fixes
+
+        return attach_fixes(diagnostics)
+    except Exception:
+        if os.environ.get("FIXINPLACE_DEBUG"):
+            raise
+        return diagnostics
 
 
 def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
