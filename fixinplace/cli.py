@@ -3,14 +3,18 @@
     fixinplace check [PATH...] [--format text|json|sarif|github] [--select CODES] [--ignore CODES]
                      [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
                      [--output-file FILE] [--jobs N]
+    fixinplace fix PATH... [--apply] [--unsafe-fixes] [--select CODES] [--ignore CODES]
+                   [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
     fixinplace --version
 
 Exit codes of `check`: 0 no error or warning reported; 1 some; 2 a usage or configuration error, or a path or
-file that could not be checked (reported after every other file was checked). Usage errors are one line on
-stderr. Only the standard library, typer and fixinplace's own check modules are imported here (no libcst, pygls
-or torch), to keep start-up fast.
+file that could not be checked (reported after every other file was checked). Exit codes of `fix`: without
+`--apply`, 0 when the diff is empty, 1 when not; with `--apply`, 0 when no error or warning hazard remains, 1 when
+some do; 2 for usage errors and files that could not be read, parsed or written (after all other files). Usage
+errors are one line on stderr. Only the standard library, typer and fixinplace's own check modules are imported
+here (no libcst, pygls or torch), to keep start-up fast; `fix` imports libcst (through the codemods) when it runs.
 
-Commands planned by later issues, not implemented here: `fix`, `verify`, `lsp`, `trace`. Each will be a function
+Commands planned by later issues, not implemented here: `verify`, `lsp`, `trace`. Each will be a function
 registered with `@app.command()` below `check`, importing its heavy dependencies inside the function.
 """
 
@@ -98,6 +102,68 @@ def _use_color(output_file: Optional[Path]) -> bool:
     return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
 
 
+# Options shared by `check` and `fix` (one definition, so that both commands read their settings the same way).
+SelectOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes to report (FIP1, ALL); replaces the configured selection.", show_default=False),
+]
+IgnoreOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--ignore", metavar="CODES", help="Comma-separated rule codes or prefixes not to report.", show_default=False),
+]
+SeverityOption = Annotated[
+    Optional[SeverityChoice],
+    typer.Option("--severity", help="Lowest severity to report [default: warning].", case_sensitive=False, show_default=False),
+]
+ExcludeOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--exclude", metavar="GLOB", help="Skip matching files and folders (repeatable; added to the defaults and the config).", show_default=False),
+]
+ConfigOption = Annotated[
+    Optional[Path],
+    typer.Option("--config", metavar="PYPROJECT", help="Read [tool.fixinplace] from this file instead of the nearest pyproject.toml.", show_default=False),
+]
+
+
+def _load_settings(
+    config: Optional[Path],
+    targets: List[str],
+    select: Optional[List[str]],
+    ignore: Optional[List[str]],
+    severity: Optional[SeverityChoice],
+    exclude: Optional[List[str]],
+    **more: object,
+):
+    """Settings from the configuration and the command-line flags; a configuration error exits with code 2."""
+    from fixinplace.settings import ConfigError, load_settings
+
+    try:
+        return load_settings(config, targets).override(
+            select=select,
+            ignore=ignore,
+            severity=severity.value if severity is not None else None,
+            extend_exclude=exclude,
+            **more,
+        )
+    except ConfigError as e:
+        raise _fail(str(e)) from None
+
+
+def _write_stdout(data: str | bytes) -> None:
+    """Write to stdout; a closed pipe (`fixinplace check . | head`) is not an error."""
+    try:
+        if isinstance(data, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(data)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
 @app.command()
 def check(
     paths: Annotated[
@@ -107,26 +173,11 @@ def check(
     output_format: Annotated[
         OutputFormat, typer.Option("--format", help="Report format.", case_sensitive=False)
     ] = OutputFormat.text,
-    select: Annotated[
-        Optional[List[str]],
-        typer.Option("--select", metavar="CODES", help="Comma-separated rule codes or prefixes to report (FIP1, ALL); replaces the configured selection.", show_default=False),
-    ] = None,
-    ignore: Annotated[
-        Optional[List[str]],
-        typer.Option("--ignore", metavar="CODES", help="Comma-separated rule codes or prefixes not to report.", show_default=False),
-    ] = None,
-    severity: Annotated[
-        Optional[SeverityChoice],
-        typer.Option("--severity", help="Lowest severity to report [default: warning].", case_sensitive=False, show_default=False),
-    ] = None,
-    exclude: Annotated[
-        Optional[List[str]],
-        typer.Option("--exclude", metavar="GLOB", help="Skip matching files and folders (repeatable; added to the defaults and the config).", show_default=False),
-    ] = None,
-    config: Annotated[
-        Optional[Path],
-        typer.Option("--config", metavar="PYPROJECT", help="Read [tool.fixinplace] from this file instead of the nearest pyproject.toml.", show_default=False),
-    ] = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    severity: SeverityOption = None,
+    exclude: ExcludeOption = None,
+    config: ConfigOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Text format: only the diagnostic and error lines, no source or summary.")
     ] = False,
@@ -142,19 +193,9 @@ def check(
     """Report the in-place tensor writes that break (or may break) autograd."""
     from fixinplace.engine import run_check
     from fixinplace.output import render
-    from fixinplace.settings import ConfigError, load_settings
 
     targets = list(paths) if paths else ["."]
-    try:
-        settings = load_settings(config, targets).override(
-            select=select,
-            ignore=ignore,
-            severity=severity.value if severity is not None else None,
-            extend_exclude=exclude,
-            jobs=jobs,
-        )
-    except ConfigError as e:
-        raise _fail(str(e)) from None
+    settings = _load_settings(config, targets, select, ignore, severity, exclude, jobs=jobs)
     report = run_check(targets, settings)
     text = render(report, output_format.value, color=_use_color(output_file), quiet=quiet)
     if output_file is not None:
@@ -163,16 +204,80 @@ def check(
         except OSError as e:
             raise _fail(f"{output_file}: cannot write: {e.strerror or e}") from None
     else:
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except BrokenPipeError:  # `fixinplace check . | head`
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        _write_stdout(text)
     raise typer.Exit(report.exit_code)
 
 
-# Later issues add `fix`, `verify`, `lsp` and `trace` here, as further `@app.command()` functions.
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@app.command()
+def fix(
+    paths: Annotated[
+        List[str],
+        typer.Argument(metavar="PATH", help="Files and folders to fix.", show_default=False),
+    ],
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Rewrite the files (default: print the unified diff, change nothing).")
+    ] = False,
+    unsafe_fixes: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--unsafe-fixes/--no-unsafe-fixes",
+            help="Also apply unsafe fixes (they drop a mutation that another name could observe, or change dtype "
+            "semantics) [default: the config's unsafe-fixes, else off].",
+            show_default=False,
+        ),
+    ] = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    severity: SeverityOption = None,
+    exclude: ExcludeOption = None,
+    config: ConfigOption = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary; only the diff and the error lines.")] = False,
+) -> None:
+    """Rewrite the hazardous in-place writes out of place: print the diff, or rewrite the files with --apply."""
+    from fixinplace.patch import run_fix
+
+    targets = list(paths)
+    settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes)
+    report = run_fix(targets, settings, apply=apply, unsafe=settings.unsafe_fixes)
+    if not apply:
+        _write_stdout(b"".join(p.diff_bytes() for p in report.patches))
+    for error in report.errors:
+        print(f"{error.path}: error: {error.message}", file=sys.stderr)
+    if not quiet:
+        summary = "\n".join(_fix_summary(report)) + "\n"
+        if apply:
+            _write_stdout(summary)
+        else:
+            sys.stderr.write(summary)
+    raise typer.Exit(report.exit_code)
+
+
+def _fix_summary(report) -> List[str]:
+    """The few lines that say what `fix` did (or would do) and what remains."""
+    applied, files, remaining = len(report.applied), len(report.fixed_files), len(report.remaining)
+    verb = "Fixed" if report.apply else "Would fix"
+    line = f"{verb} {_plural(applied, 'hazard')} in {_plural(files, 'file')}"
+    if remaining:
+        line += f"; {remaining} {'remains' if remaining == 1 else 'remain'} (run `fixinplace check`)"
+    lines = [line + "."]
+    unsafe_only = report.unsafe_only
+    if unsafe_only:
+        lines.append(
+            f"{_plural(len(unsafe_only), 'remaining hazard')} {'has' if len(unsafe_only) == 1 else 'have'} only an "
+            "unsafe fix; review and apply with `--unsafe-fixes`:"
+        )
+        for d in unsafe_only:
+            lines.append(f"  {d.path}:{d.line}:{d.column}: {d.code} {d.fix.description}")
+    if report.errors:
+        lines.append(f"{_plural(len(report.errors), 'path')} could not be fixed (see the errors above).")
+    return lines
+
+
+# Later issues add `verify`, `lsp` and `trace` here, as further `@app.command()` functions.
 
 
 def run(argv: Optional[List[str]] = None) -> int:

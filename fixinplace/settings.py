@@ -1,4 +1,4 @@
-"""Settings for `fixinplace check`: defaults, `[tool.fixinplace]` in `pyproject.toml`, then command-line flags.
+"""Settings for `fixinplace check` and `fix`: defaults, `[tool.fixinplace]` in `pyproject.toml`, then command-line flags.
 
 Configuration keys (kebab-case, as in the `[tool.fixinplace]` table; `snake_case` spellings are accepted too):
 
@@ -10,7 +10,7 @@ Configuration keys (kebab-case, as in the `[tool.fixinplace]` table; `snake_case
     respect-gitignore = true      # skip what `.gitignore` files ignore
     max-file-size = 5242880       # bytes; larger files are reported as errors, not analysed
     jobs = 0                      # worker processes for `check`; 0 = one per CPU
-    unsafe-fixes = false          # reserved for `fix` (not used by `check`)
+    unsafe-fixes = false          # `fix` also applies unsafe fixes (as `--unsafe-fixes`); not used by `check`
     cache = false                 # reserved: no cache is written yet
     cache-dir = ".fixinplace_cache"  # reserved
 
@@ -73,7 +73,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything `check` needs to know besides the paths. Build with `load_settings(...).override(...)`."""
+    """Everything `check` and `fix` need to know besides the paths. Build with `load_settings(...).override(...)`."""
 
     select: tuple[str, ...] = ()  # empty: every rule
     ignore: tuple[str, ...] = ()
@@ -83,7 +83,7 @@ class Settings:
     respect_gitignore: bool = True
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     jobs: int = 0  # 0: one worker per CPU
-    unsafe_fixes: bool = False  # reserved for `fix`
+    unsafe_fixes: bool = False  # `fix` applies unsafe fixes too
     cache: bool = False  # reserved
     cache_dir: str = ".fixinplace_cache"  # reserved
     # Where relative exclude globs are anchored: the folder of the config file, else the working directory.
@@ -104,6 +104,7 @@ class Settings:
         extend_exclude: Sequence[str] | None = None,
         jobs: int | None = None,
         max_file_size: int | None = None,
+        unsafe_fixes: bool | None = None,
     ) -> "Settings":
         """Apply command-line flags.
 
@@ -126,6 +127,8 @@ class Settings:
             changes["jobs"] = jobs
         if max_file_size is not None:
             changes["max_file_size"] = max_file_size
+        if unsafe_fixes is not None:
+            changes["unsafe_fixes"] = unsafe_fixes
         return replace(self, **changes)
 
     def worker_count(self) -> int:
