@@ -25,3 +25,20 @@ def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | 
     if not isinstance(small.value, _ATOMS) or small.value.lpar:
         value = f"({value})" if not small.value.lpar else value
     return replacing(statement(f"{target} = {target} {operator} {value}\n", module), original)
+
+
+# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
+EXAMPLES = (
+    (
+        "import torch\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "e = x.exp()\n"
+        "e *= 0.5\n"
+        "e.sum().backward()\n",
+        "import torch\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "e = x.exp()\n"
+        "e = e * 0.5\n"
+        "e.sum().backward()\n",
+    ),
+)

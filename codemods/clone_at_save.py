@@ -31,3 +31,22 @@ def span(diagnostic) -> tuple[int, int, int, int] | None:
         return None
     line, col, end_line, end_col = (int(x) for x in raw.split(":"))
     return line, col, end_line, end_col
+
+
+# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
+EXAMPLES = (
+    (
+        "import torch\n"
+        "x = torch.randn(3, 4, requires_grad=True)\n"
+        "e = torch.exp(x)\n"
+        "first_row = e[0]\n"
+        "first_row += 1.0\n"
+        "e.sum().backward()\n",
+        "import torch\n"
+        "x = torch.randn(3, 4, requires_grad=True)\n"
+        "e = torch.exp(x).clone()\n"
+        "first_row = e[0]\n"
+        "first_row += 1.0\n"
+        "e.sum().backward()\n",
+    ),
+)

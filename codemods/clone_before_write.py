@@ -24,3 +24,23 @@ def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | 
         return None
     clone = with_leading(statement(f"{root} = {root}.clone()\n", module), original)
     return cst.FlattenSentinel([clone, original.with_changes(leading_lines=())])
+
+
+# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
+EXAMPLES = (
+    (
+        "import torch\n"
+        "u = torch.ones(3, requires_grad=True)\n"
+        "uexp = u.exp()\n"
+        "loss = uexp.sum()\n"
+        "uexp[0] = 666\n"
+        "loss.backward()\n",
+        "import torch\n"
+        "u = torch.ones(3, requires_grad=True)\n"
+        "uexp = u.exp()\n"
+        "loss = uexp.sum()\n"
+        "uexp = uexp.clone()\n"
+        "uexp[0] = 666\n"
+        "loss.backward()\n",
+    ),
+)

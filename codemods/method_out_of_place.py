@@ -34,3 +34,20 @@ def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | 
     if assigned is None:
         return first
     return cst.FlattenSentinel([first, statement(f"{assigned} = {receiver}\n", module)])
+
+
+# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
+EXAMPLES = (
+    (
+        "import torch\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "g = torch.sigmoid(x)\n"
+        "g.add_(1)  # shift\n"
+        "g.sum().backward()\n",
+        "import torch\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "g = torch.sigmoid(x)\n"
+        "g = g.add(1)  # shift\n"
+        "g.sum().backward()\n",
+    ),
+)

@@ -24,3 +24,24 @@ def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | 
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     new_call = call.with_changes(args=args)
     return replacing(statement(f"{target} = {code_of(new_call, module)}\n", module), original)
+
+
+# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
+EXAMPLES = (
+    (
+        "import torch\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "y = torch.exp(x)\n"
+        "loss = y.sum()\n"
+        "with torch.no_grad():\n"
+        "    torch.add(x, 1, out=y)\n"
+        "loss.backward()\n",
+        "import torch\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "y = torch.exp(x)\n"
+        "loss = y.sum()\n"
+        "with torch.no_grad():\n"
+        "    y = torch.add(x, 1)\n"
+        "loss.backward()\n",
+    ),
+)

@@ -54,3 +54,36 @@ def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | 
     dropper = _DropInplace()
     new = original.visit(dropper)
     return new if dropper.done else None
+
+
+# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
+EXAMPLES = (
+    (
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "x = torch.randn(4, requires_grad=True)\n"
+        "h = torch.sigmoid(x)\n"
+        "h = F.relu(h, inplace=True)\n"
+        "h.sum().backward()\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "x = torch.randn(4, requires_grad=True)\n"
+        "h = torch.sigmoid(x)\n"
+        "h = F.relu(h)\n"
+        "h.sum().backward()\n",
+    ),
+    (
+        "import torch\n"
+        "from torch import nn\n"
+        "act = nn.ReLU(inplace=True)\n"
+        "x = torch.randn(4, requires_grad=True)\n"
+        "h = act(torch.tanh(x))\n"
+        "h.sum().backward()\n",
+        "import torch\n"
+        "from torch import nn\n"
+        "act = nn.ReLU()\n"
+        "x = torch.randn(4, requires_grad=True)\n"
+        "h = act(torch.tanh(x))\n"
+        "h.sum().backward()\n",
+    ),
+)

@@ -35,3 +35,21 @@ def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | 
         body=cst.IndentedBlock(body=[inner]),
         leading_lines=original.leading_lines,
     )
+
+
+# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
+EXAMPLES = (
+    (
+        "import torch\n"
+        "w = torch.randn(3, requires_grad=True)\n"
+        "loss = (w * 2).sum()\n"
+        "loss.backward()\n"
+        "w -= 0.1 * w.grad\n",
+        "import torch\n"
+        "w = torch.randn(3, requires_grad=True)\n"
+        "loss = (w * 2).sum()\n"
+        "loss.backward()\n"
+        "with torch.no_grad():\n"
+        "    w -= 0.1 * w.grad\n",
+    ),
+)

@@ -74,10 +74,42 @@ def rule_table(link_prefix: str = "") -> str:
     return "\n".join(rows) + "\n"
 
 
+_FIXES_HEADER = """\
+## Fixes
+
+`fixinplace fix` rewrites each hazard with one of these strategies (one LibCST codemod each, in `codemods/`);
+the analysis chooses the strategy and whether the fix is `safe` (keeps behaviour: applied by default) or `unsafe`
+(drops a mutation that another name, the caller or an attribute could observe: applied with `--unsafe-fixes`).
+No fix is offered for an optimizer step before a backward (FIP103) or a fused optimizer (FIP104): reordering
+changes which gradients the step sees. Each example below is run as a test.
+"""
+
+
+def fixes_markdown() -> str:
+    """The section on fix strategies, from each codemod's docstring and examples."""
+    import difflib
+
+    from codemods._driver import STRATEGIES
+
+    parts = [_FIXES_HEADER]
+    for name, module in sorted(STRATEGIES.items()):
+        doc = (module.__doc__ or "").strip()
+        parts.append(f'<a id="fix-{name.replace("_", "-")}"></a>\n\n### `{name}`\n')
+        summary = doc.split("\n\n")[0].replace(f"Strategy `{name}`: ", "")
+        parts.append(summary[:1].upper() + summary[1:] + "\n")
+        rest = [p for p in doc.split("\n\n")[1:] if not p.lstrip().startswith(("Flagged", "Left alone"))]
+        if rest:
+            parts.append("\n\n".join(rest) + "\n")
+        for before, after in getattr(module, "EXAMPLES", ()):
+            diff = difflib.unified_diff(before.splitlines(True), after.splitlines(True), "before.py", "after.py")
+            parts.append("```diff\n" + "".join(diff).rstrip("\n") + "\n```\n")
+    return "\n".join(parts)
+
+
 def render() -> str:
     """The whole of docs/rules.md."""
     sections = [rule_markdown(rule) for rule in RULES]
-    return _HEADER + "\n" + rule_table() + "\n" + "\n".join(sections)
+    return _HEADER + "\n" + rule_table() + "\n" + "\n".join(sections) + "\n" + fixes_markdown()
 
 
 def render_readme(readme: str) -> str:

@@ -67,11 +67,13 @@ def plan(d: Diagnostic) -> Fix | None:
         return None
     if d.code == "FIP102":
         return _plan_leaf(d)
+    if form == "inplace_module":
+        # Safe when nobody can see the input's mutation: a temporary, or a local name the result is bound to.
+        temporary = kind == "other"
+        return _fix(d, "remove_inplace", f"Construct the module without `inplace=True` (line {d.datum('module_line')})",
+                    "safe" if temporary or (_assigns_back(d) and _applicability(d) == "safe") else "unsafe")
     if not root or kind == "other":
         return None
-    if form == "inplace_module":
-        return _fix(d, "remove_inplace", f"Construct the module without `inplace=True` (line {d.datum('module_line')})",
-                    "safe" if _assigns_back(d) and _applicability(d) == "safe" else "unsafe")
     if form == "inplace_kw":
         if shape in ("expr", "assign"):
             return _fix(d, "remove_inplace", f"Drop `inplace=True`: `{root}` gets a new tensor")

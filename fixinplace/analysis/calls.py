@@ -146,6 +146,13 @@ class CallHandler:
                       ("stmt_end_line", str(getattr(stmt, "end_lineno", stmt.lineno)))]
         return tuple(facts)
 
+    def _aliases(self, method: str) -> bool:
+        """Whether a Tensor method may return a view or alias of its receiver (from the table)."""
+        if method in ("detach", "detach_") or method in MAYBE_ALIAS_METHODS or method.endswith("_"):
+            return True
+        entry = self.table.method(method) if self.table else None
+        return entry is not None and entry.view != "never"
+
     def root_of(self, written: ast.AST, frame: "Frame") -> tuple[str, str]:
         """The variable a written expression goes back to (`x` for `x.t()[0]`) and its kind:
         local, argument, global, attribute or other."""
@@ -153,7 +160,7 @@ class CallHandler:
         while True:
             if isinstance(node, ast.Subscript):
                 node = node.value
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and self._aliases(node.func.attr):
                 node = node.func.value
             elif isinstance(node, ast.Attribute) and (node.attr in VIEW_ATTRS or node.attr == "data"):
                 node = node.value
