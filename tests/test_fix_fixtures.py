@@ -6,7 +6,8 @@ Each folder `fixtures/fix/<nn>_<strategy>_<what>/` holds:
   leaf error, or silently corrupts a gradient: `case.json`'s `before_outcome`, re-measured here);
 * `case.json`: `{"strategy", "applicability", "before_outcome"}`; `applicability` is `safe` (fixed by
   `fix --apply`), `unsafe` (fixed only with `--unsafe-fixes`; without it the file stays byte-identical), or
-  `not-safe` (a case where rebinding would lose a visible mutation: no safe fix may change behaviour);
+  `not-safe` (rebinding would lose a visible mutation: without `--unsafe-fixes` the file stays byte-identical,
+  or whatever safe fix is applied must run like `reference.py`);
 * `after.py` (fix cases): the exact text `fixinplace fix --apply` must produce from `before.py`;
 * `reference.py`: the same program written by hand without the hazard (for `not-safe` cases: the intended
   behaviour, mutation kept visible);
@@ -16,17 +17,20 @@ For a fix case: the fix, run as a real subprocess on a copy, produces exactly `a
 again changes nothing; `after.py` runs without an autograd error and its outputs and gradients equal
 `reference.py`'s (same keys, dtype, shape, allclose), and also the gradients PyTorch computes for `before.py` under
 `allow_mutation_on_saved_tensors()` when the hazard is not the leaf error; `fixinplace check` reports no error or
-warning on `after.py`; `check --format json` offers the fix with the case's applicability.
+warning on `after.py`; `check --format json` offers the fix with the case's applicability; `fix` without
+`--apply` prints exactly the diff of what `--apply` writes.
 
 Over fixtures/check/: every program measured `ok` comes out of `fix --apply` byte-identical (with and without
 `--unsafe-fixes`); every hazardous seed program (`seed` in its name) is fixed: afterwards `check` reports nothing
 and the program runs under torch without an autograd error.
 
-Programs run in fresh subprocesses, each `main()` after `random.seed(0)` and `torch.manual_seed(0)`.
+Programs run under torch in a separate interpreter (all case programs in one, to import torch once; each is
+imported fresh by path and its `main()` called after `random.seed(0)` and `torch.manual_seed(0)`).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import json
 import os
@@ -50,6 +54,7 @@ STRATEGIES = (
     "remove_inplace",
     "out_to_assignment",
     "wrap_no_grad",
+    "clone_at_save",
 )
 HAZARD_OUTCOMES = ("raises-saved", "raises-leaf", "silent")
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -90,18 +95,34 @@ def run_fix(path: Path, *, unsafe: bool, apply: bool = True) -> subprocess.Compl
     return fixinplace(*args, cwd=path.parent)
 
 
-def check_json(path: Path) -> tuple[list[dict], subprocess.CompletedProcess]:
-    """The error/warning diagnostics of `fixinplace check --format json` on one file."""
-    proc = fixinplace("check", "--format", "json", path.name, cwd=path.parent)
+def check_json(*paths: Path, cwd: Path | None = None) -> tuple[dict[Path, list[dict]], subprocess.CompletedProcess]:
+    """The error/warning diagnostics of one `fixinplace check --format json` run, per resolved path."""
+    cwd = cwd or paths[0].parent
+    proc = fixinplace("check", "--format", "json", *(os.path.relpath(p, cwd) for p in paths), cwd=cwd)
     try:
         report = json.loads(proc.stdout)
     except ValueError:
-        pytest.fail(f"`check --format json {path}` exited {proc.returncode} without JSON:\n{proc.stdout}\n"
-                    f"{proc.stderr}", pytrace=False)
+        pytest.fail(f"`check --format json` exited {proc.returncode} without JSON:\n{proc.stdout}\n{proc.stderr}",
+                    pytrace=False)
     if report.get("errors"):
-        pytest.fail(f"`check` could not analyse {path}: {report['errors']}", pytrace=False)
-    diags = [d for d in report["diagnostics"] if d["severity"] in ("error", "warning")]
-    return diags, proc
+        pytest.fail(f"`check` could not analyse: {report['errors']}", pytrace=False)
+    by_path: dict[Path, list[dict]] = {p.resolve(): [] for p in paths}
+    for d in report["diagnostics"]:
+        if d["severity"] in ("error", "warning"):
+            by_path.setdefault((cwd / d["path"]).resolve(), []).append(d)
+    return by_path, proc
+
+
+def check_one(path: Path) -> tuple[list[dict], subprocess.CompletedProcess]:
+    by_path, proc = check_json(path)
+    return by_path[path.resolve()], proc
+
+
+@pytest.fixture(scope="module")
+def case_reports() -> tuple[dict[Path, list[dict]], subprocess.CompletedProcess]:
+    """One `check --format json` run over every case's before.py and after.py."""
+    paths = [FIX_DIR / n / f for n in CASES for f in ("before.py", "after.py") if (FIX_DIR / n / f).exists()]
+    return check_json(*paths, cwd=REPO)
 
 
 def describe(proc: subprocess.CompletedProcess) -> str:
@@ -244,7 +265,7 @@ def case_runs(tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_before_is_hazardous_and_reference_is_not(name: str, case_runs: dict):
+def test_before_is_hazardous_and_reference_is_not(name: str, case_runs: dict, case_reports: tuple):
     """before.py measures as case.json says (raises, or runs with results that differ from its intended ones under
     allow_mutation_on_saved_tensors); reference.py runs; `fixinplace check` reports before.py."""
     folder = FIX_DIR / name
@@ -257,8 +278,9 @@ def test_before_is_hazardous_and_reference_is_not(name: str, case_runs: dict):
         assert intended["outcome"] == "ok", intended["message"]
         outcome = "silent" if differences(before["result"], intended["result"]) else "ok"
     assert outcome == case["before_outcome"], f"before.py measured {outcome}:\n{before['message']}"
-    diags, proc = check_json(folder / "before.py")
-    assert diags, f"`fixinplace check` reports no error or warning on {name}/before.py: {describe(proc)}"
+    reports, proc = case_reports
+    assert reports[(folder / "before.py").resolve()], (
+        f"`fixinplace check` reports no error or warning on {name}/before.py: {describe(proc)}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -300,28 +322,38 @@ def test_fix_is_idempotent_on_after(name: str, tmp_path: Path):
 
 
 @pytest.mark.parametrize("name", FIX_CASES)
-def test_diff_mode_changes_nothing(name: str, tmp_path: Path):
-    """`fix` without --apply prints a unified diff of before.py, exits 1, and leaves the file alone."""
+def test_diff_mode_prints_what_apply_writes(name: str, tmp_path: Path):
+    """`fix` without --apply leaves before.py alone and prints the unified diff of exactly what `fix --apply`
+    writes (exit 1 when that diff is not empty, else 0)."""
     folder = FIX_DIR / name
-    case = load_case(name)
-    target = copy_to(tmp_path, folder / "before.py")
-    proc = run_fix(target, unsafe=case["applicability"] == "unsafe", apply=False)
-    assert target.read_bytes() == (folder / "before.py").read_bytes()
-    assert proc.returncode == 1, describe(proc)
-    assert f"--- a/{target.name}" in proc.stdout and f"+++ b/{target.name}" in proc.stdout, describe(proc)
+    unsafe = load_case(name)["applicability"] == "unsafe"
+    before = (folder / "before.py").read_text(encoding="utf-8")
+    shown = copy_to(tmp_path, folder / "before.py")
+    proc = run_fix(shown, unsafe=unsafe, apply=False)
+    assert shown.read_text(encoding="utf-8") == before, "`fix` without --apply changed the file"
+    (tmp_path / "applied").mkdir()
+    applied = copy_to(tmp_path / "applied", folder / "before.py")
+    run_fix(applied, unsafe=unsafe)
+    after = applied.read_text(encoding="utf-8")
+    expected = "".join(
+        difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{shown.name}", f"b/{shown.name}"))
+    assert expected in proc.stdout, f"the printed diff is not what --apply writes:\n{expected}\n{describe(proc)}"
+    assert proc.returncode == (1 if expected else 0), describe(proc)
 
 
 @pytest.mark.parametrize("name", FIX_CASES)
-def test_after_checks_clean(name: str):
-    diags, proc = check_json(FIX_DIR / name / "after.py")
+def test_after_checks_clean(name: str, case_reports: tuple):
+    reports, proc = case_reports
+    diags = reports[(FIX_DIR / name / "after.py").resolve()]
     assert not diags, f"`fixinplace check` still reports on {name}/after.py: {describe(proc)}"
 
 
 @pytest.mark.parametrize("name", FIX_CASES)
-def test_check_json_offers_the_fix(name: str):
+def test_check_json_offers_the_fix(name: str, case_reports: tuple):
     """`check --format json` on before.py fills `fix` with the case's applicability on every error/warning."""
     case = load_case(name)
-    diags, proc = check_json(FIX_DIR / name / "before.py")
+    reports, proc = case_reports
+    diags = reports[(FIX_DIR / name / "before.py").resolve()]
     assert diags, describe(proc)
     for d in diags:
         fix = d.get("fix")
@@ -361,7 +393,7 @@ def test_no_safe_fix_changes_behaviour(name: str, tmp_path: Path):
     proc = run_fix(target, unsafe=False)
     if target.read_bytes() == before:
         assert proc.returncode == 1, f"the hazard remains, so the exit status must be 1: {describe(proc)}"
-        diags, check_proc = check_json(folder / "before.py")
+        diags, check_proc = check_one(folder / "before.py")
         assert diags, describe(check_proc)
         for d in diags:
             fix = d.get("fix") or {}
@@ -370,7 +402,7 @@ def test_no_safe_fix_changes_behaviour(name: str, tmp_path: Path):
         return
     # A safe fix was applied: it must keep behaviour.
     fixed = target.read_text(encoding="utf-8")
-    diags, check_proc = check_json(target)
+    diags, check_proc = check_one(target)
     assert not diags, f"after the safe fix, check still reports:\n{fixed}\n{describe(check_proc)}"
     if not HAS_TORCH:
         pytest.skip("torch is not installed: cannot prove the applied safe fix keeps behaviour")
@@ -385,14 +417,27 @@ def test_no_safe_fix_changes_behaviour(name: str, tmp_path: Path):
 # ---------------------------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def safe_programs_fixed(tmp_path_factory) -> dict:
+    """`fix --apply` (without and with --unsafe-fixes) run once over copies of all the safe programs:
+    {flag: (process, {name: text afterwards})}."""
+    out = {}
+    for unsafe in (False, True):
+        folder = tmp_path_factory.mktemp("unsafe" if unsafe else "safe")
+        for name in SAFE_CHECK_PROGRAMS:
+            shutil.copyfile(CHECK_DIR / name, folder / name)
+        proc = fixinplace("fix", "--apply", *(["--unsafe-fixes"] if unsafe else []), ".", cwd=folder)
+        out[unsafe] = (proc, {name: (folder / name).read_bytes() for name in SAFE_CHECK_PROGRAMS})
+    return out
+
+
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe-fixes", "unsafe-fixes"])
 @pytest.mark.parametrize("name", SAFE_CHECK_PROGRAMS)
-def test_safe_check_program_unchanged(name: str, unsafe: bool, tmp_path: Path):
-    target = copy_to(tmp_path, CHECK_DIR / name, name)
-    proc = run_fix(target, unsafe=unsafe)
-    assert target.read_bytes() == (CHECK_DIR / name).read_bytes(), (
-        f"a safe program was changed:\n{target.read_text(encoding='utf-8')}\n{describe(proc)}")
-    assert proc.returncode == 0, describe(proc)
+def test_safe_check_program_unchanged(name: str, unsafe: bool, safe_programs_fixed: dict):
+    proc, texts = safe_programs_fixed[unsafe]
+    assert texts[name] == (CHECK_DIR / name).read_bytes(), (
+        f"a safe program was changed:\n{texts[name].decode('utf-8')}\n{describe(proc)}")
+    assert proc.returncode == 0, f"`fix --apply` over the safe programs: {describe(proc)}"
 
 
 @pytest.mark.parametrize("name", HAZARDOUS_SEED_PROGRAMS)
@@ -402,7 +447,7 @@ def test_hazardous_seed_program_fixed(name: str, tmp_path: Path):
     fixed = target.read_text(encoding="utf-8")
     assert fixed != (CHECK_DIR / name).read_text(encoding="utf-8"), f"nothing was fixed: {describe(proc)}"
     assert proc.returncode == 0, f"hazards remain:\n{fixed}\n{describe(proc)}"
-    diags, check_proc = check_json(target)
+    diags, check_proc = check_one(target)
     assert not diags, f"check still reports on the fixed program:\n{fixed}\n{describe(check_proc)}"
     if not HAS_TORCH:
         pytest.skip("torch is not installed: cannot run the fixed program")
