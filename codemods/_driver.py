@@ -70,6 +70,14 @@ class _ApplyFixes(cst.CSTTransformer):
                     return clone_at_save.cloned(result)
         return result
 
+    def leave_With(self, original: cst.With, updated: cst.With):
+        line = self.get_metadata(PositionProvider, original).start.line
+        diagnostic = self.by_statement.get(line)
+        if diagnostic is None or diagnostic.fix.strategy != "clone_before_write":
+            return updated
+        self.applied.append(diagnostic)
+        return clone_before_write.rewrite(updated, diagnostic, self.module)
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         start = self.get_metadata(PositionProvider, original).start
         diagnostic = self.constructors.get((start.line, start.column))
@@ -100,6 +108,8 @@ def apply_fixes(text: str, diagnostics: list[Diagnostic]) -> tuple[str, list[Dia
             constructors.setdefault(key, d)
             continue
         line = int(d.datum("stmt_line", str(d.line)))
+        if d.fix.strategy == "clone_before_write" and d.datum("grad_on_line"):
+            line = int(d.datum("grad_on_line"))  # before the `with torch.no_grad():` block
         by_statement.setdefault(line, d)
     if not by_statement and not constructors and not saves:
         return text, []

@@ -29,6 +29,17 @@ EXACT_WITH_SCALARS = {
 AUGASSIGN_EXACT = {"add_", "sub_", "mul_", "div_"}
 
 
+def _exact_out_of_place(d: Diagnostic) -> bool:
+    """Whether `x.op_(...)` → `x = x.op(...)` keeps dtype and shape: Python-number operands (and a mask)."""
+    op = d.datum("op")
+    if op not in EXACT_WITH_SCALARS:
+        return False
+    kinds = d.datum("operand_kinds").split(",") if d.datum("operand_kinds") else []
+    if op == "masked_fill_":
+        return kinds[1:] == ["scalar"] or (len(kinds) >= 2 and all(k == "scalar" for k in kinds[1:]))
+    return d.datum("operands") == "scalar"
+
+
 def _applicability(d: Diagnostic) -> str:
     if d.datum("root_kind") == "local" and d.datum("aliased") != "True":
         return "safe"
@@ -90,6 +101,8 @@ def plan(d: Diagnostic) -> Fix | None:
                     f"(line {d.datum('saved_line')}), so the tensor saved for backward stays intact", "safe")
     if kind == "attribute" and d.datum("leaf_kind") == "param":
         return None  # a Parameter attribute cannot be rebound to a tensor
+    if d.datum("grad_mode") == "off":
+        return _plan_without_grad(d)
     scalar = d.datum("operands") == "scalar"
     target = d.datum("target")
     if d.datum("saved_line") == d.datum("stmt_line") and target == root \
@@ -98,13 +111,27 @@ def plan(d: Diagnostic) -> Fix | None:
         # the out-of-place op can (exact unless the operand has another dtype, which the analysis cannot see).
         return _fix(d, "method_out_of_place", f"Use the out-of-place `{op[:-1]}`: `{root} = {root}.{op[:-1]}(...)`"
                     " (unsafe: a tensor operand of another dtype would change the result's dtype)", "unsafe")
-    if form == "method" and scalar and op in EXACT_WITH_SCALARS and target == root and shape in ("expr", "assign") \
+    if form == "method" and _exact_out_of_place(d) and target == root and shape in ("expr", "assign") \
             and kind != "attribute":
         return _fix(d, "method_out_of_place", f"Use the out-of-place `{op[:-1]}`: `{root} = {root}.{op[:-1]}(...)`")
     if form == "augassign" and scalar and op in AUGASSIGN_EXACT and target == root and kind != "attribute":
         return _fix(d, "augassign_out_of_place", f"Rebind instead of writing in place: `{root} = {root} ... `")
     return _fix(d, "clone_before_write", f"Clone `{root}` before the write so the tensor saved for backward stays "
                                          f"intact: `{root} = {root}.clone()`")
+
+
+def _plan_without_grad(d: Diagnostic) -> Fix | None:
+    """A write under `torch.no_grad()`: autograd does not see it, so the written tensor keeps its history and
+    later uses still send gradients through it. A copy made there (rebinding or cloning under no_grad) has no
+    history and would silently cut those gradients: the copy must be made before grad mode is turned off."""
+    root = d.datum("root")
+    if d.datum("role") == "output" and d.datum("saved_span"):
+        return _fix(d, "clone_at_save", f"Clone the output of `{d.datum('saved_by')}` where it is made "
+                    f"(line {d.datum('saved_line')}), so the tensor saved for backward stays intact", "safe")
+    if d.datum("grad_on_line"):
+        return _fix(d, "clone_before_write", f"Clone `{root}` before `torch.no_grad()` (line "
+                    f"{d.datum('grad_on_line')}), where the copy keeps `{root}`'s history")
+    return None
 
 
 def _assigns_back(d: Diagnostic) -> bool:
@@ -116,9 +143,18 @@ def _plan_leaf(d: Diagnostic) -> Fix | None:
     kind = d.datum("root_kind")
     shape = d.datum("stmt_shape")
     if kind == "argument":
-        # seed 002's forward(x): x.add_(1) on a caller's leaf: write a copy instead (the caller's leaf is kept).
-        return Fix("unsafe", f"Write a copy of `{d.datum('root')}` (`{d.datum('root')} = {d.datum('root')}.clone()`)"
-                             f"{_why_unsafe(d)}", "clone_before_write")
+        # seed 002's forward(x): x.add_(1) on a caller's leaf: compute a new tensor (the caller's leaf is kept).
+        root = d.datum("root")
+        target = d.datum("target")
+        if d.datum("form") == "method" and _exact_out_of_place(d) and target == root and shape in ("expr", "assign"):
+            return Fix("unsafe", f"Use the out-of-place `{d.datum('op')[:-1]}`: `{root} = {root}."
+                                 f"{d.datum('op')[:-1]}(...)`{_why_unsafe(d)}", "method_out_of_place")
+        if d.datum("form") == "augassign" and d.datum("operands") == "scalar" and d.datum("op") in AUGASSIGN_EXACT \
+                and target == root:
+            return Fix("unsafe", f"Rebind instead of writing in place: `{root} = {root} ...`{_why_unsafe(d)}",
+                       "augassign_out_of_place")
+        return Fix("unsafe", f"Write a copy of `{root}` (`{root} = {root}.clone()`){_why_unsafe(d)}",
+                   "clone_before_write")
     if shape in ("expr", "statement") and kind in ("local", "global", "attribute"):
         return Fix("safe", "Wrap the update in `with torch.no_grad():` (a leaf that requires grad is updated "
                            "outside autograd; rebinding it would stop it from training)", "wrap_no_grad")

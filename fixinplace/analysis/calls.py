@@ -128,8 +128,10 @@ class CallHandler:
             root, kind = self.root_of(written, frame)
             facts += [("target", self.text(written)), ("root", root), ("root_kind", kind)]
         if operands is not None:
-            scalar = all(isinstance(v, ScalarValue) and not getattr(v, "is_str", False) for v in operands)
-            facts.append(("operands", "scalar" if scalar else "tensor"))
+            kinds = ["scalar" if isinstance(v, ScalarValue) and not getattr(v, "is_str", False) else "tensor"
+                     for v in operands]
+            facts.append(("operands", "scalar" if all(k == "scalar" for k in kinds) else "tensor"))
+            facts.append(("operand_kinds", ",".join(kinds)))
         stmt = self.interp.current_statement
         if stmt is not None:
             if isinstance(stmt, ast.Expr) and stmt.value is node:
@@ -144,6 +146,11 @@ class CallHandler:
                 shape = "nested"
             facts += [("stmt_shape", shape), ("stmt_line", str(stmt.lineno)),
                       ("stmt_end_line", str(getattr(stmt, "end_lineno", stmt.lineno)))]
+        if frame.grad_mode is False:
+            facts.append(("grad_mode", "off"))
+            no_grad = getattr(frame, "no_grad_stmt", None)
+            if no_grad is not None:
+                facts.append(("grad_on_line", str(no_grad.lineno)))  # the last statement run with grad on
         return tuple(facts)
 
     def _aliases(self, method: str) -> bool:
@@ -168,8 +175,9 @@ class CallHandler:
                 break
         if isinstance(node, ast.Name):
             name = node.id
-            if name in getattr(frame, "params", ()):
-                return name, "argument"
+            passed = getattr(frame, "param_values", {})
+            if name in passed and frame.env.get(name) is passed[name]:
+                return name, "argument"  # still the caller's object (not rebound in the function)
             if frame.function == "<module>" or name in frame.env:
                 return name, "local"
             return name, "global"
@@ -1080,7 +1088,7 @@ class CallHandler:
             unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
         )
         inner.owner = getattr(fn, "owner_class", None)  # type: ignore[attr-defined]
-        inner.params = set(env)  # type: ignore[attr-defined]
+        inner.param_values = dict(env)  # type: ignore[attr-defined]
         inner.self_value = self_value  # type: ignore[attr-defined]
         interp.inlined.add(id(fn_node))
         interp.call_stack.append(fn_node)

@@ -231,7 +231,7 @@ class Interpreter:
             unknown_context=True,
             depth=1,
         )
-        frame.params = set(env)  # type: ignore[attr-defined]
+        frame.param_values = dict(env)  # type: ignore[attr-defined]
         frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs])  # type: ignore[attr-defined]
         self.call_stack.append(node)
         try:
@@ -527,10 +527,12 @@ class Interpreter:
         return UNKNOWN
 
     def stmt_With(self, stmt: ast.With, frame: Frame) -> bool:
-        saved = (frame.grad_mode, frame.allow_mutation)
+        saved = (frame.grad_mode, frame.allow_mutation, getattr(frame, "no_grad_stmt", None))
         for item in stmt.items:
             ctx = self.eval(item.context_expr, frame)
             if isinstance(ctx, GradModeCtx):
+                if ctx.enabled is False and frame.grad_mode is not False:
+                    frame.no_grad_stmt = stmt  # type: ignore[attr-defined]  # where grad mode was turned off
                 frame.grad_mode = ctx.enabled
             elif isinstance(ctx, AllowMutationCtx):
                 frame.allow_mutation = True
@@ -539,7 +541,7 @@ class Interpreter:
         try:
             return self.exec_block(stmt.body, frame)
         finally:
-            frame.grad_mode, frame.allow_mutation = saved
+            frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt = saved  # type: ignore[attr-defined]
 
     stmt_AsyncWith = stmt_With
 
