@@ -212,17 +212,8 @@ class Interpreter:
         args = node.args
         params = [*args.posonlyargs, *args.args]
         owner = owner or getattr(fn, "owner_class", None)
-        for i, arg in enumerate(params):
-            if i == 0 and owner is not None and fn.kind in ("function", "property"):
-                env[arg.arg] = self.unknown_instance(owner)
-            else:
-                env[arg.arg] = self.argument_value(arg)
-        for arg in args.kwonlyargs:
-            env[arg.arg] = self.argument_value(arg)
-        if args.vararg:
-            env[args.vararg.arg] = UNKNOWN
-        if args.kwarg:
-            env[args.kwarg.arg] = UNKNOWN
+        first = self.unknown_instance(owner) if owner is not None and fn.kind in ("function", "property") else None
+        env.update(self.unknown_arguments(args, first))
         frame = Frame(
             env=env,
             globals=fn.env,
@@ -244,6 +235,20 @@ class Interpreter:
                     frame, tensor, node, f"the value `{fn.qualname}` returns", implicit=True
                 )
 
+    def unknown_arguments(self, args: ast.arguments, first: Value | None) -> dict:
+        """Every parameter bound to a value of unknown provenance (the first one to `first`, e.g. `self`)."""
+        params = [*args.posonlyargs, *args.args]
+        env: dict = {}
+        for index, arg in enumerate(params):
+            env[arg.arg] = first if index == 0 and first is not None else self.argument_value(arg)
+        for arg in args.kwonlyargs:
+            env[arg.arg] = self.argument_value(arg)
+        if args.vararg:
+            env[args.vararg.arg] = UNKNOWN
+        if args.kwarg:
+            env[args.kwarg.arg] = UNKNOWN
+        return env
+
     def argument_value(self, arg: ast.arg) -> Value:
         """An argument whose provenance is unknown (its annotation says whether it is a tensor)."""
         kind = annotation_kind(arg.annotation)
@@ -264,18 +269,7 @@ class Interpreter:
         self.unknown_instances[key] = inst
         init = self.lookup_class_attr(cls, "__init__")
         if isinstance(init, FunctionValue):
-            args = init.node.args
-            params = [*args.posonlyargs, *args.args][1:]
-            env = {p.arg: self.argument_value(p) for p in params}
-            for p in args.kwonlyargs:
-                env[p.arg] = self.argument_value(p)
-            if args.vararg:
-                env[args.vararg.arg] = UNKNOWN
-            if args.kwarg:
-                env[args.kwarg.arg] = UNKNOWN
-            first = [*args.posonlyargs, *args.args]
-            if first:
-                env[first[0].arg] = inst
+            env = self.unknown_arguments(init.node.args, inst)
             frame = Frame(env=env, globals=init.env, function=init.qualname, unknown_context=True, depth=1)
             self.inlined.add(id(init.node))
             self.call_stack.append(init.node)
