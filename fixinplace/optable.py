@@ -5,7 +5,8 @@ It answers, for a call the analysis sees in source code:
 
 * which of the call's tensors autograd saves for backward (``OpEntry.saves``), given what is known
   about each argument (is it a tensor or a Python scalar? does it require grad?);
-* whether the result shares the version counter of an input (``OpEntry.view``);
+* whether the result shares the version counter of an input (``OpEntry.view``, ``OpEntry.view_for``);
+* how many tensors the result holds (``OpEntry.outputs_for``: ``vals, idx = h.max(1)``);
 * whether an in-place method really writes data (``add_``) or not (``requires_grad_``);
 * what applying an ``nn`` module saves (input, output, parameters, buffers).
 
@@ -13,6 +14,17 @@ Items name things in the *caller's* call: ``"input:0"`` is the first positional 
 for a method call), ``"input:<name>"`` an argument the caller passed by keyword, ``"output"`` the
 (first) result and ``"output:<i>"`` the i-th tensor of a tuple result. Module items are ``"input"``
 (forward argument 0), ``"input:<i>"``, ``"output"``, ``"param:<name>"`` and ``"buffer:<name>"``.
+
+Matching a call to the measured samples ("variants"): keyword arguments are mapped to positions with
+the name's keyword map (from ``inspect.signature``, else the ATen schemas: ``h.max(dim=1)`` is
+``h.max(1)``); a sample matches when every argument has a compatible kind (tensor / Python value),
+the caller passes no argument the sample lacks (unless it is a literal equal to the parameter's
+default), the caller leaves out no argument that is required where the sample passed it (``h.max()``
+is not ``h.max(1)``), and every bool/None literal the caller wrote equals the one the sample used (an
+argument the caller leaves out is compared through its default). When no sample matches so, the
+samples that match but for Python-value arguments the caller adds (``F.dropout1d(x, 0.5)`` against a
+try with ``x`` alone) answer, none certain; when none matches even so: the union of everything saved,
+none certain.
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ Tri = bool | None  # True / False / unknown
 __all__ = [
     "Tri",
     "ArgFact",
+    "NONE",
     "Saved",
     "OpEntry",
     "InplaceMethod",
@@ -38,9 +51,39 @@ __all__ = [
 ]
 
 
+class _NoneLiteral:
+    """``ArgFact.value`` for an argument the caller wrote as the literal ``None``."""
+
+    def __repr__(self) -> str:
+        return "NONE"
+
+    def __reduce__(self) -> str:
+        return "NONE"
+
+
+NONE = _NoneLiteral()
+
+
 class ArgFact(NamedTuple):
     is_tensor: Tri  # None = could be a tensor or a Python scalar
     requires_grad: Tri  # None = unknown
+    value: object = None  # the literal True/False the caller wrote (NONE: literal None); None = unknown
+
+
+def _known(fact: ArgFact | None) -> tuple[bool, Any]:
+    """(whether the caller's literal is known, the literal)."""
+    if fact is None:
+        return False, None
+    v = fact.value
+    if v is NONE:
+        return True, None
+    if type(v) is bool:
+        return True, v
+    return False, None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
 
 
 class Saved(NamedTuple):
@@ -60,10 +103,13 @@ _UNKNOWN = ArgFact(None, None)
 _Key = int | str
 
 
-def _norm_key(key: _Key, signature: Sequence[str] | None) -> _Key:
+def _norm_key(key: _Key, signature: Sequence[str] | None, keywords: Mapping[str, int | None] | None = None) -> _Key:
     if isinstance(key, str):
         if key.isdigit():
             return int(key)
+        if keywords and key in keywords:
+            pos = keywords[key]
+            return pos if pos is not None else key  # ambiguous across overloads: stays a keyword
         if signature and key in signature:
             return signature.index(key)
     return key
@@ -101,31 +147,61 @@ class OpEntry:
         sig = ref.get("signature")
         self.signature: list[str] | None = list(sig) if sig is not None else None
         self.measured_as: str = op.get("measured_as", name)
+        self.keywords: dict[str, int | None] = dict(ref.get("keywords") or {})
+        self.defaults: dict[str, Any] = dict(ref.get("defaults") or {})
         self._measured_sig: list[str] | None = op.get("signature")
+        self._m_keywords: dict[str, int | None] = dict(op.get("keywords") or {})
         self._variants: list[Mapping[str, Any]] = op["variants"]
+        self._defaults_by_key: dict[_Key, Any] = {}
+        for n, d in self.defaults.items():
+            self._defaults_by_key.setdefault(self._norm_caller(n), d)
+        for n, d in (op.get("defaults") or {}).items():
+            self._defaults_by_key.setdefault(self._norm_measured(n), d)
+        # arguments a call cannot leave out when a sample passed them (positions / keyword-only names)
+        required = ref.get("required")
+        if required is None:
+            required = [self._norm_measured(k) if isinstance(k, str) else k for k in op.get("required") or []]
+        self._required: set[_Key] = {self._norm_caller(k) if isinstance(k, str) else k for k in required}
+        self._info: dict[int, tuple[dict[_Key, str], dict[_Key, Any]]] = {}
 
     def __repr__(self) -> str:
         return f"OpEntry({self.name!r}, view={self.view!r}, differentiable={self.differentiable})"
 
     # -- argument normalization ------------------------------------------------------------------
 
+    def _norm_caller(self, key: _Key) -> _Key:
+        return _norm_key(key, self.signature, self.keywords)
+
+    def _norm_measured(self, key: _Key) -> _Key:
+        return _norm_key(key, self._measured_sig, self._m_keywords)
+
     def _caller(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> dict[_Key, ArgFact]:
         facts: dict[_Key, ArgFact] = {i: a for i, a in enumerate(args)}
         for k, a in kwargs.items():
-            facts.setdefault(_norm_key(k, self.signature), a)
+            nk = self._norm_caller(k)
+            facts.setdefault(k if nk in facts else nk, a)
         return facts
 
-    def _variant_kinds(self, v: Mapping[str, Any]) -> dict[_Key, str]:
-        kinds: dict[_Key, str] = {i: k for i, k in enumerate(v["args"])}
-        for name, k in v["kwargs"].items():
-            kinds.setdefault(_norm_key(name, self._measured_sig), k)
-        return kinds
+    def _variant_info(self, v: Mapping[str, Any]) -> tuple[dict[_Key, str], dict[_Key, Any]]:
+        """(kind per normalized key, recorded bool/None literal per normalized key)."""
+        info = self._info.get(id(v))
+        if info is None:
+            kinds: dict[_Key, str] = {i: k for i, k in enumerate(v["args"])}
+            keys: dict[str, _Key] = {str(i): i for i in range(len(v["args"]))}
+            for name, k in v["kwargs"].items():
+                nk = self._norm_measured(name)
+                nk = name if nk in kinds else nk
+                kinds[nk] = k
+                keys[name] = nk
+            values = {keys.get(slot, self._norm_measured(slot)): val for slot, val in v.get("values", {}).items()}
+            info = self._info[id(v)] = (kinds, values)
+        return info
 
     def _item_key(self, item: str) -> tuple[str, _Key]:
         what, _, rest = item.partition(":")
         if what == "output":
             return ("output", int(rest) if rest else 0)
-        return ("input", _norm_key(rest, self._measured_sig))
+        return ("input", self._norm_measured(rest))
 
     def _render(self, key: tuple[str, _Key], args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> str:
         what, k = key
@@ -134,6 +210,9 @@ class OpEntry:
         if isinstance(k, int):
             if k < len(args):
                 return f"input:{k}"
+            for kw in kwargs:
+                if self._norm_caller(kw) == k:
+                    return f"input:{kw}"
             pname = self.signature[k] if self.signature and k < len(self.signature) else None
             if pname is None and self._measured_sig and k < len(self._measured_sig):
                 pname = self._measured_sig[k]
@@ -142,15 +221,37 @@ class OpEntry:
             return f"input:{pname if pname is not None else k}"
         return f"input:{k}"
 
-    def _matches(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> bool:
-        kinds = self._variant_kinds(v)
+    def _matches(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact], strict: bool = True) -> bool:
+        kinds, values = self._variant_info(v)
         for key in set(kinds) | set(facts):
-            if not _kind_matches(kinds.get(key), facts.get(key)):
+            recorded, fact = kinds.get(key), facts.get(key)
+            if recorded is None and fact is not None:
+                # the caller passes an argument the sample lacks: only its default written out matches
+                known, value = _known(fact)
+                if known and key in self._defaults_by_key and _same(value, self._defaults_by_key[key]):
+                    continue
+                if strict or fact.is_tensor:
+                    return False
+                default = self._defaults_by_key.get(key)
+                if known and type(default) is bool and not _same(value, default):
+                    return False  # the sample ran with the default, the caller wrote the other bool
+                continue  # relaxed: an added Python value
+            if recorded is not None and fact is None and key in self._required:
+                return False  # the call is another overload (``max(self)`` vs ``max(self, dim)``)
+            if not _kind_matches(recorded, fact):
                 return False
+            if key in values:
+                if fact is None:  # left out by the caller: the default is used
+                    if key in self._defaults_by_key and not _same(self._defaults_by_key[key], values[key]):
+                        return False
+                else:
+                    known, value = _known(fact)
+                    if known and not _same(value, values[key]):
+                        return False
         return True
 
     def _consistent_configs(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> list[set]:
-        grad_keys = [_norm_key(g, self._measured_sig) for g in v["grad"]]
+        grad_keys = [self._norm_measured(g) for g in v["grad"]]
         out: list[set] = []
         for cfg, items in v["saved"].items():
             ok = True
@@ -170,14 +271,21 @@ class OpEntry:
 
     # -- query ----------------------------------------------------------------------------------
 
+    def _select(self, facts: Mapping[_Key, ArgFact]) -> tuple[list[Mapping[str, Any]], bool]:
+        """(matching samples, whether they match exactly; False: only with the caller's added Python
+        values ignored)."""
+        exact = [v for v in self._variants if self._matches(v, facts)]
+        if exact:
+            return exact, True
+        return [v for v in self._variants if self._matches(v, facts, strict=False)], False
+
     def matching_variants(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> list[Mapping[str, Any]]:
-        facts = self._caller(args, kwargs)
-        return [v for v in self._variants if self._matches(v, facts)]
+        return self._select(self._caller(args, kwargs))[0]
 
     def saves(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> list[Saved]:
         """What autograd keeps of this call, in the caller's terms (see module docstring)."""
         facts = self._caller(args, kwargs)
-        variants = [v for v in self._variants if self._matches(v, facts)]
+        variants, exact = self._select(facts)
         if variants:
             runs: list[set] = []
             for v in variants:
@@ -195,7 +303,7 @@ class OpEntry:
                 return sorted({Saved(self._render(k, args, kwargs), False) for k in union}, key=lambda s: s.item)
             counts = _tally(runs)
             return sorted(
-                (Saved(self._render(k, args, kwargs), n == len(runs)) for k, n in counts.items()),
+                (Saved(self._render(k, args, kwargs), exact and n == len(runs)) for k, n in counts.items()),
                 key=lambda s: s.item,
             )
         # no recorded sample looks like this call: anything any sample saved, none certain
@@ -211,6 +319,23 @@ class OpEntry:
         if not vs:
             return self.view
         return "always" if vs == {True} else "never" if vs == {False} else "sometimes"
+
+    def outputs_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> int:
+        """Number of tensors in the result (``vals, idx = h.max(1)``: 2): the most any matching sample
+        returned. A sequence result whose length depends on the arguments (``split``/``chunk``/
+        ``unbind``) gives what the matching samples measured. No matching sample: the count every
+        sample agrees on, else 1."""
+        vs = self.matching_variants(args, kwargs)
+        if vs:
+            return max(int(v["outputs"]) for v in vs)
+        counts = {int(v["outputs"]) for v in self._variants}
+        return counts.pop() if len(counts) == 1 else 1
+
+    def outputs_vary_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> bool:
+        """Whether the samples that look like this call returned different numbers of tensors: a
+        sequence whose length depends on argument values (``split``, ``chunk``)."""
+        vs = self.matching_variants(args, kwargs) or self._variants
+        return len({int(v["outputs"]) for v in vs}) > 1
 
 
 class ModuleEntry:

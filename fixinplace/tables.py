@@ -24,8 +24,20 @@ Measurement conventions
   integer-only op this only measures views). Seeds are reset before every sample and every call.
 * A few samples per OpInfo, from ``reference_inputs`` (which extend ``sample_inputs`` with Python
   scalar arguments such as ``x * 2``): the first sample of each distinct *argument-kind signature*
-  (tensor / Python value / sequence holding tensors, by position and by keyword name), then the
-  second and third of each, up to ``MAX_SAMPLES``; identical results are stored once.
+  (tensor / Python value / sequence holding tensors, by position and by keyword name, with the literal
+  of bool/None arguments: ``training=True`` and ``training=False`` differ), then the second and third
+  of each, up to ``MAX_SAMPLES``; identical results are stored once.
+* "Flip tries": for a Python-level callable (``inspect.signature`` works) whose samples only ever used
+  one value of a bool parameter with a bool default (``dropout1d``'s ``training``, ``max_pool2d``'s
+  ``return_indices``; not ``inplace``), the first sample is measured again with the other value.
+* Keyword maps: per callable, keyword name -> position, from ``inspect.signature`` where it works
+  (``torch.nn.functional``; boolean-dispatched ones such as ``max_pool2d`` through their
+  ``if_false`` function), else from the ATen schemas of the builtin
+  (``torch._C._jit_get_schemas_for_operator``; out= and TorchScript-only overloads skipped; function
+  forms rename ``self`` to ``input``). A name at different positions in different overloads maps to
+  null (ambiguous: it stays a keyword); keyword-only names are left out. ``defaults``: bool/None
+  defaults consistent across overloads. ``required``: positions (and keyword-only names) without a
+  default in every overload that has them.
 * "Requires-grad configs": every subset of the sample's grad-able arguments (an argument holding a
   floating/complex tensor; a list of tensors counts as one argument) when there are at most 3 of them.
   With more, each single one is run first; arguments that cannot require grad alone (batch_norm's
@@ -59,7 +71,7 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
 ::
 
     {
-     "format": 1,
+     "format": 2,
      "torch_version": "2.13.0+cpu",
      "device": "cpu",
      "stats": {...counts of what was measured and skipped...},
@@ -70,19 +82,25 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
        "view": "never",                 # output shares the version counter of an input: always|never|sometimes
        "measured_as": "torch.mul",      # the callable the variants were run through
        "signature": ["input", "other"], # its positional parameter names (null: unknown)
+       "keywords": {"input": 0, "other": 1},  # keyword -> position (null: ambiguous across overloads)
+       "defaults": {},                  # bool/None defaults by parameter name
+       "required": [0, 1],              # positions / keyword-only names a call cannot leave out
        "opinfos": ["mul"],              # OpInfos whose samples were used
        "source": "op_db",               # or "try": no OpInfo, simple calls (detach, cpu, torch.relu)
        "variants": [                    # deduplicated samples
         {"args": ["T", "T"],            # kind per position: T tensor, S Python value, L sequence of tensors
          "kwargs": {},                  # kind per keyword name
+         "values": {},                  # literal of bool/None arguments: {"training": false, "2": null}
          "grad": ["0", "1"],            # grad-able arguments: position (digits) or keyword name
          "saved": {"TF": ["input:1"],   # per requires-grad config (one letter per "grad" entry):
                    "FT": ["input:0"],   #   items saved: "input:<pos>", "input:<kwname>", "output", "output:<i>"
                    "TT": ["input:0", "input:1"]},
          "view": false, "differentiable": true,
          "outputs": 1}]}},              # number of tensors in the result
-     "functions": {"torch.mul": {"op": "torch.mul", "signature": [...], "inplace_param": false}},
-     "methods":   {"mul": {"op": "torch.mul", "signature": ["self", "other"], "inplace_param": false},
+     "functions": {"torch.mul": {"op": "torch.mul", "signature": [...], "inplace_param": false,
+                                 "keywords": {...}, "defaults": {...}, "required": [...]}},
+                         # keywords/defaults/required of that name (method: position 0 is self)
+     "methods":   {"mul": {"op": "torch.mul", "signature": ["self", "other"], "inplace_param": false, ...},
                    "__mul__": {"op": "Tensor.__mul__", ...}},
      "inplace_methods": {"add_": {"data_write": true, "out_of_place": "add", "how": "opinfo"}},
                          # data_write null: could not be called
@@ -120,7 +138,7 @@ from typing import Any, Callable, Iterable
 import torch
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "saved_tensors.json"
-FORMAT = 1
+FORMAT = 2
 SEED = 0
 SENTINEL = 987654  # fits the 32-bit version counter
 MAX_SCAN = 150  # samples looked at per OpInfo
@@ -179,6 +197,11 @@ def _kind(value: Any) -> str:
     if isinstance(value, (list, tuple)) and _tensors_in(value):
         return "L"
     return "S"
+
+
+def _literal(value: Any) -> bool:
+    """A Python value whose literal is recorded in a variant (``training=False``, ``bias=None``)."""
+    return value is None or type(value) is bool
 
 
 def _grad_able(t: torch.Tensor) -> bool:
@@ -347,6 +370,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
     return {
         "args": [_kind(v) for v in args],
         "kwargs": {k: _kind(v) for k, v in kwargs.items()},
+        "values": {key: v for key, v in slots if _literal(v)},
         "grad": grad_slots,
         "saved": dict(sorted(saved_by_cfg.items())),
         "view": state["view"],
@@ -497,10 +521,117 @@ def _schema_signature(aten_name: str, method: bool) -> list[str] | None:
     return out or None
 
 
+def _aten_name(obj: Any, method: bool) -> str | None:
+    """The aten operator whose schemas describe a builtin (an operator dunder: the op it dispatches to)."""
+    name = getattr(obj, "__name__", None)
+    if not name:
+        return None
+    if method and name.startswith("__"):
+        try:
+            has = bool(torch._C._jit_get_schemas_for_operator("aten::" + name))
+        except Exception:
+            has = False
+        if not has:
+            a = torch.rand(3, 3, dtype=torch.float64) + 0.5
+            for probe in ((a, a.clone()), (a,)):
+                called = _aten_ops_called(obj, probe)
+                if called:
+                    return called[0]
+    return name
+
+
+def _keywords(obj: Any, method: bool) -> tuple[dict[str, int | None], dict[str, Any], list, str | None]:
+    """(keyword name -> position, bool/None defaults by name, required arguments, where from:
+    "inspect" | "schema" | None).
+
+    A name with several positions across the ATen overloads maps to None (ambiguous: it stays a keyword);
+    keyword-only names are left out (they are keywords anyway). Function forms call ATen's ``self``
+    ``input``; in a method position 0 is ``self``. Required: positions (ints) and keyword-only names
+    without a default in every overload that has them (``max``'s position 1: ``max(dim)``/``max(other)``;
+    a call without it is ``max(self)``)."""
+    try:
+        sig = inspect.signature(obj)
+        dispatched = torch._jit_internal.boolean_dispatched.get(obj)
+        if dispatched is not None:  # F.max_pool2d(*args, **kwargs) picks one of two same-signature functions
+            sig = inspect.signature(dispatched["if_false"])
+    except (TypeError, ValueError):
+        sig = None
+    if sig is not None:
+        kw: dict[str, int | None] = {}
+        defaults: dict[str, Any] = {}
+        required: list = []
+        pos = 0
+        for prm in sig.parameters.values():
+            if prm.kind in (prm.POSITIONAL_ONLY, prm.POSITIONAL_OR_KEYWORD):
+                if prm.kind is prm.POSITIONAL_OR_KEYWORD:
+                    kw[prm.name] = pos
+                if prm.default is prm.empty:
+                    required.append(pos)
+                pos += 1
+            elif prm.kind is prm.KEYWORD_ONLY and prm.default is prm.empty:
+                required.append(prm.name)
+            if prm.kind in (prm.POSITIONAL_OR_KEYWORD, prm.KEYWORD_ONLY) and prm.default is not prm.empty \
+                    and _literal(prm.default):
+                defaults[prm.name] = prm.default
+        return kw, defaults, required, "inspect"
+    aten = _aten_name(obj, method)
+    if aten is None:
+        return {}, {}, [], None
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator("aten::" + aten)
+    except Exception:
+        return {}, {}, [], None
+    optional: set = set()  # positions / keyword-only names with a default in some overload
+    present: set = set()
+    positions: dict[str, set[int]] = {}
+    seen_defaults: dict[str, list[Any]] = {}
+    no_default: set[str] = set()
+    used = 0
+    for s in schemas:
+        if any(a.is_out for a in s.arguments) or s.overload_name.endswith("out"):
+            continue
+        if not any("Tensor" in str(a.type) for a in s.arguments):
+            continue  # TorchScript-only overloads (aten::mul.int(int a, int b))
+        pos = [a for a in s.arguments if not a.kwarg_only]
+        if method and (not pos or pos[0].name != "self"):
+            continue
+        if pos and pos[0].name == "self" and isinstance(pos[0].type, torch._C.ListType):
+            continue  # TorchScript list methods (aten::sort.Tensor(Tensor[](a!) self, bool reverse))
+        used += 1
+        for i, a in enumerate(pos):
+            positions.setdefault("input" if a.name == "self" and not method else a.name, set()).add(i)
+            present.add(i)
+            if a.has_default_value():
+                optional.add(i)
+        for a in s.arguments:
+            if a.kwarg_only:
+                present.add(a.name)
+                if a.has_default_value():
+                    optional.add(a.name)
+        for a in s.arguments:
+            name = "input" if a.name == "self" and not method else a.name
+            if a.has_default_value() and _literal(a.default_value):
+                seen_defaults.setdefault(name, []).append(a.default_value)
+            else:
+                no_default.add(name)
+    if not used:
+        return {}, {}, [], None
+    required = sorted(present - optional, key=lambda k: (isinstance(k, str), k))
+    kw = {n: (min(ps) if len(ps) == 1 else None) for n, ps in sorted(positions.items())}
+    defaults = {}
+    for n, vals in sorted(seen_defaults.items()):
+        if n not in no_default and all(type(v) is type(vals[0]) and v == vals[0] for v in vals):
+            defaults[n] = vals[0]
+    return kw, defaults, required, "schema"
+
+
 def _signature(obj: Any, method: bool) -> tuple[list[str] | None, bool]:
     """(positional parameter names, has an ``inplace`` parameter)."""
     try:
         sig = inspect.signature(obj)
+        dispatched = torch._jit_internal.boolean_dispatched.get(obj)
+        if dispatched is not None:
+            sig = inspect.signature(dispatched["if_false"])
     except (TypeError, ValueError):
         sig = None
     if sig is not None:
@@ -553,7 +684,9 @@ def _select_samples(opinfo: Any, dtype: torch.dtype, counters: _Counters) -> lis
     sig_of = []
     for s in scanned:
         args, kwargs = _sample_call(s)
-        sig_of.append((tuple(_kind(a) for a in args), tuple(sorted((k, _kind(v)) for k, v in kwargs.items()))))
+        # kinds, and the literal of bool/None arguments (dropout's training=True and training=False)
+        sig_of.append((tuple((_kind(a), repr(a) if _literal(a) else "") for a in args),
+                       tuple(sorted((k, _kind(v), repr(v) if _literal(v) else "") for k, v in kwargs.items()))))
     chosen: list[int] = []
     for rnd in range(PER_SIGNATURE):
         count: dict = {}
@@ -774,6 +907,43 @@ def _try_calls(names: _Names, covered: set[str]) -> list[tuple[set[str], str, tu
     return calls
 
 
+def _flip_tries(g: _Group, measured_as: str, kw: dict[str, int | None], defaults: dict[str, Any],
+                counters: _Counters) -> list[dict]:
+    """Variants with the other value of a bool parameter the group's samples only ever used one value
+    of (``dropout1d`` tried with the default ``training=True`` also gets ``training=False``). ``inplace``
+    is left to the in-place tables."""
+    calls = [(fn, args, kwargs) for reach, fn, args, kwargs in g.calls if reach == measured_as]
+    out: list[dict] = []
+    for name, default in sorted(defaults.items()):
+        if type(default) is not bool or name == "inplace":
+            continue
+        idx = kw.get(name)
+
+        def value_in(args: tuple, kwargs: dict, name=name, idx=idx, default=default) -> Any:
+            if name in kwargs:
+                return kwargs[name]
+            if idx is not None and idx < len(args):
+                return args[idx]
+            return default
+
+        seen = {value_in(a, k) for _, a, k in calls}
+        if len(seen) != 1 or type(next(iter(seen))) is not bool:
+            continue
+        flipped = not next(iter(seen))
+        for fn, args, kwargs in calls[:3]:
+            if idx is not None and idx < len(args) and name not in kwargs:
+                args = args[:idx] + (flipped,) + args[idx + 1:]
+            else:
+                kwargs = {**kwargs, name: flipped}
+            counters.bump("flip_tries_run")
+            v = _measure_call(fn, args, kwargs, counters)
+            if v is not None and v["outputs"]:
+                out.append(v)
+                break
+            counters.bump("flip_tries_failed")
+    return out
+
+
 def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool) -> tuple[dict, dict, dict, list[str]]:
     calls, skipped = _collect_op_calls(op_db, names, counters, verbose)
     calls += _try_calls(names, {r for reach, _, _ in calls for r in reach})
@@ -806,14 +976,24 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
                 counters.bump("groups_without_variants")
                 skipped.extend(sorted(g.opinfos - {""}))
             continue
-        views = {v["view"] for v in variants}
         m_kind, m_name = measured_as.split(":", 1)
+        m_kw, m_defaults, m_required, m_from = _keywords(names.obj(measured_as), m_kind == "m")
+        if m_from == "inspect":
+            for v in _flip_tries(g, measured_as, m_kw, m_defaults, counters):
+                blob = json.dumps(v, sort_keys=True)
+                if blob not in seen:
+                    seen.add(blob)
+                    variants.append(v)
+        views = {v["view"] for v in variants}
         m_sig, _ = _signature(names.obj(measured_as), m_kind == "m")
         ops[key] = {
             "differentiable": any(v["differentiable"] for v in variants),
             "view": "always" if views == {True} else "never" if views == {False} else "sometimes",
             "measured_as": m_name if m_kind == "f" else "Tensor." + m_name,
             "signature": m_sig,
+            "keywords": m_kw,
+            "defaults": m_defaults,
+            "required": m_required,
             "opinfos": sorted(g.opinfos - {""}),
             "source": "op_db" if from_opinfo else "try",
             "variants": variants,
@@ -821,7 +1001,11 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
         for r in sorted(g.reach):
             kind, name = r.split(":", 1)
             sig, inplace = _signature(names.obj(r), kind == "m")
-            (functions if kind == "f" else methods)[name] = {"op": key, "signature": sig, "inplace_param": inplace}
+            kw, defaults, required, kw_from = _keywords(names.obj(r), kind == "m")
+            counters.bump(f"keyword_maps_{kw_from}" if kw else "keyword_maps_none")
+            (functions if kind == "f" else methods)[name] = {
+                "op": key, "signature": sig, "inplace_param": inplace, "keywords": kw, "defaults": defaults,
+                "required": required}
         _log(verbose, f"  {key}: {len(variants)} variants")
     _log(verbose, f"ops measured in {time.time() - t0:.1f}s")
     return ops, functions, methods, sorted(set(skipped))

@@ -78,7 +78,7 @@ def test_shipped_file_shape(table):
     assert len(raw) < 5 * 1024 * 1024
     data = json.loads(raw)
     assert raw == json.dumps(data, indent=1, sort_keys=True) + "\n"  # canonical, so diffs are stable
-    assert data["format"] == 1
+    assert data["format"] == 2
     assert table.torch_version == data["torch_version"]
     stats = data["stats"]
     assert stats["ops"] > 500 and stats["methods"] > 250 and stats["modules"] > 100
@@ -391,3 +391,163 @@ def test_ground_truth_views(table):
     before = x._version
     y.add_(1)
     assert x._version == before
+
+
+# --------------------------------------------------------------------------------------------------
+# Matching calls to samples: extra arguments, keywords from the ATen schemas, bool literals, outputs
+
+
+def B(value):
+    """A Python literal the caller wrote (True/False)."""
+    return ArgFact(False, False, value)
+
+
+def test_argfact_two_fields_still_work():
+    assert ArgFact(True, True).value is None
+    assert ArgFact(True, True) == T
+
+
+def test_extra_caller_argument_does_not_match_a_sample_without_it(table):
+    # h.max(1) saves the indices only; the max(h) sample (input and output) must not join in
+    assert table.method("max").saves([T, S], {}) == [Saved("output:1", True)]
+    assert table.method("max").saves([T], {}) == [Saved("input:0", True), Saved("output", True)]
+    assert table.function("torch.max").saves([T, S], {}) == [Saved("output:1", True)]
+    for name, args in [("min", [T, S]), ("median", [T, S]), ("kthvalue", [T, S, S]), ("mode", [T, S]),
+                       ("sort", [T]), ("sort", [T, S]), ("topk", [T, S]), ("topk", [T, S, S])]:
+        assert table.method(name).saves(args, {}) == [Saved("output:1", True)], (name, args)
+    assert "output:1" in certain(table.method("cummax").saves([T, S], {}))
+
+
+@pytest.mark.parametrize(
+    "name, args, kw",
+    [("max", [T], {"dim": S}), ("min", [T], {"dim": S}), ("sort", [T], {"dim": S}),
+     ("topk", [T, S], {"dim": S}), ("topk", [T], {"k": S}), ("softmax", [T], {"dim": S}),
+     ("log_softmax", [T], {"dim": S}), ("sum", [T], {"dim": S}), ("mean", [T], {"dim": S}),
+     ("cumsum", [T], {"dim": S}), ("cumprod", [T], {"dim": S}), ("median", [T], {"dim": S}),
+     ("kthvalue", [T, S], {"dim": S}), ("cummax", [T], {"dim": S}), ("amax", [T], {"dim": S}),
+     ("logsumexp", [T], {"dim": S}), ("argmax", [T], {"dim": S})],
+)
+def test_keyword_arguments_of_builtins_map_to_positions(table, name, args, kw):
+    positional = args + list(kw.values())
+    for entry in (table.method(name), table.function("torch." + name)):
+        assert entry is not None, name
+        assert entry.keywords.get("dim", entry.keywords.get("k")) is not None, (name, entry.keywords)
+        assert entry.matching_variants(args, kw), (name, kw)
+        assert entry.saves(args, kw) == entry.saves(positional, {}), (name, kw)
+        assert entry.outputs_for(args, kw) == entry.outputs_for(positional, {}), (name, kw)
+
+
+def test_keyword_maps_come_from_schemas_and_signatures(table):
+    assert table.method("max").keywords["dim"] == 1 and table.method("max").keywords["keepdim"] == 2
+    assert table.method("max").keywords["self"] == 0
+    assert table.function("torch.sort").keywords["input"] == 0  # function form: ATen's self is input
+    assert table.function("torch.sort").keywords["descending"] == 2
+    assert "stable" not in table.function("torch.sort").keywords  # keyword-only in its overload
+    assert table.function("torch.nn.functional.dropout").keywords["training"] == 2
+    assert table.function("torch.nn.functional.max_pool2d").keywords["return_indices"] == 6
+    stats = table.stats
+    assert stats["keyword_maps_schema"] > 500 and stats["keyword_maps_inspect"] > 100
+
+
+def test_sort_keyword_call(table):
+    sort = table.function("torch.sort")
+    assert sort.saves([T], {"dim": S, "descending": B(True)}) == [Saved("output:1", True)]
+    assert sort.saves([T], {"dim": S, "descending": B(True)}) == sort.saves([T, S, B(True)], {})
+    assert sort.outputs_for([T], {"dim": S, "descending": B(True)}) == 2
+
+
+DROPOUTS = ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d"]
+
+
+@pytest.mark.parametrize("name", DROPOUTS)
+def test_dropout_training_literal_decides_the_alias(table, name):
+    f = table.function("torch.nn.functional." + name)
+    assert f.view_for([T, S], {"training": B(False)}) == "always"
+    assert f.view_for([T, S, B(False)], {}) == "always"  # by position
+    # training=True: a new tensor, except that p=0 returns the input itself (measured on op_db's
+    # p=0.0 samples where there are some)
+    assert f.view_for([T, S], {"training": B(True)}) in ("never", "sometimes")
+    assert f.view_for([T, S], {"training": S}) == "sometimes"  # value unknown
+    assert f.saves([T, S], {"training": B(False)}) == []
+
+
+@pytest.mark.parametrize("name", DROPOUTS)
+def test_ground_truth_dropout_alias(name):
+    torch = pytest.importorskip("torch")
+    fn = getattr(torch.nn.functional, name)
+    shape = (2, 3, 4) if name == "dropout1d" else (2, 3, 4, 5)
+    x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+
+    def shares(p, training):
+        return _shares_counter(x, fn(x, p, training=training))
+
+    assert shares(0.5, False)
+    assert not shares(0.5, True)
+
+
+def _shares_counter(a, b):
+    torch = pytest.importorskip("torch")
+    old = a._version
+    torch._C._autograd._unsafe_set_version_counter((a,), (old + 12345,))
+    try:
+        return b._version == old + 12345
+    finally:
+        torch._C._autograd._unsafe_set_version_counter((a,), (old,))
+
+
+def test_ground_truth_dropout_p0_training_returns_input(table):
+    torch = pytest.importorskip("torch")
+    x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    assert _shares_counter(x, torch.nn.functional.dropout(x, 0.0, True))
+    assert table.function("torch.nn.functional.dropout").view_for([T, S], {"training": B(True)}) == "sometimes"
+
+
+def test_outputs_for(table):
+    assert table.method("max").outputs_for([T, S], {}) == 2
+    assert table.method("max").outputs_for([T], {"dim": S}) == 2
+    assert table.method("max").outputs_for([T], {}) == 1
+    assert table.method("max").outputs_for([T, T], {}) == 1  # max(a, b)
+    assert table.method("min").outputs_for([T, S], {}) == 2
+    assert table.method("sort").outputs_for([T], {}) == 2
+    assert table.method("topk").outputs_for([T, S], {}) == 2
+    assert table.method("exp").outputs_for([T], {}) == 1
+    mp = table.function("torch.nn.functional.max_pool2d")
+    assert mp.outputs_for([T, S], {}) == 1
+    assert mp.outputs_for([T, S], {"return_indices": B(True)}) == 2
+    # split/chunk: the count measured on the matching samples, flagged as argument-dependent
+    assert table.method("chunk").outputs_vary_for([T, S], {})
+    assert table.method("split").outputs_for([T, S], {}) >= 1
+    assert not table.method("max").outputs_vary_for([T, S], {})
+
+
+def test_unmatched_extra_python_values_fall_back_to_samples_without_them(table):
+    # F.dropout1d has simple tries only (x alone, and training=False): an added p is ignored, uncertain
+    f = table.function("torch.nn.functional.dropout1d")
+    assert f.view_for([T, S], {"training": B(False)}) == "always"
+    assert f.view_for([T, S], {"training": B(True)}) == "never"
+    # an added tensor never matches a sample without it
+    assert not table.method("exp").matching_variants([T, T], {})
+
+
+def test_ground_truth_max_sort_topk():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    h0 = torch.randn(4, 5, dtype=torch.float64)
+    cases = {
+        "h.max(1) values": (lambda h: h.max(1), "output", False),
+        "h.max(1) input": (lambda h: h.max(1), 0, False),
+        "h.max(dim=1) input": (lambda h: h.max(dim=1), 0, False),
+        "h.max() input": (lambda h: h.max(), 0, True),
+        "h.max() output": (lambda h: h.max(), "output", True),
+        "h.sort() values": (lambda h: h.sort(), "output", False),
+        "torch.sort(h, dim=1, descending=True) values": (
+            lambda h: torch.sort(h, dim=1, descending=True), "output", False),
+        "h.topk(2) values": (lambda h: h.topk(2), "output", False),
+        "h.topk(2) input": (lambda h: h.topk(2), 0, False),
+    }
+    for label, (fwd, target, raises) in cases.items():
+        got = _raises_after_write(lambda a, fwd=fwd: tuple(fwd(a)) if not isinstance(fwd(a), torch.Tensor)
+                                  else fwd(a), [_leaf(h0, True)], target)
+        assert got == raises, label
+    assert len(h0.max(1)) == 2 and len(h0.sort()) == 2 and len(h0.topk(2)) == 2
+    assert len(torch.nn.functional.max_pool2d(h0[None, None], 2, return_indices=True)) == 2
