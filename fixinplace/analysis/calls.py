@@ -40,10 +40,12 @@ if TYPE_CHECKING:
     from fixinplace.analysis.interpreter import Frame, Interpreter
 
 try:  # the table is shipped data; the analysis degrades to "unknown op" without it
+    from fixinplace.optable import NONE as NONE_LITERAL
     from fixinplace.optable import ArgFact, OpTable
 except ImportError:  # pragma: no cover - only while the table module is absent
     ArgFact = None  # type: ignore[assignment]
     OpTable = None  # type: ignore[assignment]
+    NONE_LITERAL = None
 
 BINOP_NAMES = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -200,7 +202,7 @@ class CallHandler:
         if isinstance(value, ScalarValue):
             truth = getattr(value, "truth", None)
             if truth is not None and "value" in getattr(ArgFact, "_fields", ()):
-                return ArgFact(False, False, truth)
+                return ArgFact(False, False, NONE_LITERAL if getattr(value, "is_none", False) else truth)
             return ArgFact(False, False)
         if isinstance(value, SeqValue):
             tensors = self.interp.tensors_in(value)

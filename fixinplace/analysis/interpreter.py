@@ -74,6 +74,9 @@ TRUE = ScalarValue()
 TRUE.truth = True  # type: ignore[attr-defined]
 FALSE = ScalarValue()
 FALSE.truth = False  # type: ignore[attr-defined]
+NONE = ScalarValue()
+NONE.truth = False  # type: ignore[attr-defined]
+NONE.is_none = True  # type: ignore[attr-defined]
 
 
 def constant_value(value: object) -> ScalarValue:
@@ -82,8 +85,10 @@ def constant_value(value: object) -> ScalarValue:
         return STR
     if value is True:
         return TRUE
-    if value is False or value is None:
+    if value is False:
         return FALSE
+    if value is None:
+        return NONE
     return SCALAR
 
 _TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"}
