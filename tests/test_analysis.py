@@ -354,6 +354,51 @@ case("param_groups_as_dicts", "raises", {(9, "FIP103", "error")}, """
     loss_2.backward()
 """)
 
+case("sort_values_are_not_saved", "ok", set(), """
+    import torch
+    x = torch.randn(3, 5, requires_grad=True)
+    h = x * torch.linspace(0.5, 1.5, 5)
+    vals, order = torch.sort(h, dim=1, descending=True)
+    vals[:, 2:] = 0.0
+    vals.sum().backward()
+""")
+
+case("sort_indices_are_saved", "raises", {(5, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, 5, requires_grad=True)
+    h = x * 2.0
+    vals, order = h.sort(dim=1)
+    order[0, 0] = 1
+    vals.sum().backward()
+""")
+
+case("max_along_dim_saves_only_indices", "ok", set(), """
+    import torch
+    x = torch.randn(5, 4, requires_grad=True)
+    h = x * 3.0
+    m, idx = h.max(dim=1)
+    h.sub_(1.0)
+    m.clamp_(min=0.0)
+    m.sum().backward()
+""")
+
+case("full_max_saves_input_and_output", "raises", {(4, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(5, 4, requires_grad=True)
+    m = (x * 3.0).max()
+    m.mul_(2)
+    m.backward()
+""")
+
+case("dropout_in_eval_returns_its_input", "raises", {(5, "FIP101", "error")}, """
+    import torch
+    import torch.nn.functional as F
+    x = torch.randn(4, 3, requires_grad=True)
+    h = torch.sigmoid(x)
+    F.dropout(h, 0.5, training=False).mul_(2.0)
+    h.sum().backward()
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:
