@@ -5,6 +5,9 @@
                      [--output-file FILE] [--jobs N]
     fixinplace fix PATH... [--apply] [--unsafe-fixes] [--select CODES] [--ignore CODES]
                    [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
+                   [--verify [--timeout S]]
+    fixinplace verify PATH... [--entry NAME [--inputs NAME]] [--device cpu|cuda|all] [--format text|json]
+                      [--timeout S] [--unsafe-fixes]
     fixinplace --version
 
 Exit codes of `check`: 0 no error or warning reported; 1 some; 2 a usage or configuration error, or a path or
@@ -14,7 +17,8 @@ some do; 2 for usage errors and files that could not be read, parsed or written 
 errors are one line on stderr. Only the standard library, typer and fixinplace's own check modules are imported
 here (no libcst, pygls or torch), to keep start-up fast; `fix` imports libcst (through the codemods) when it runs.
 
-Commands planned by later issues, not implemented here: `verify`, `lsp`, `trace`. Each will be a function
+`verify` (and `fix --verify`) run user code, only in a child process (`fixinplace.verify`); torch is never
+imported here. Commands planned by later issues, not implemented here: `lsp`, `trace`. Each will be a function
 registered with `@app.command()` below `check`, importing its heavy dependencies inside the function.
 """
 
@@ -118,6 +122,10 @@ SeverityOption = Annotated[
 ExcludeOption = Annotated[
     Optional[List[str]],
     typer.Option("--exclude", metavar="GLOB", help="Skip matching files and folders (repeatable; added to the defaults and the config).", show_default=False),
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option("--timeout", metavar="S", help="Seconds each verification run may take before it is stopped."),
 ]
 ConfigOption = Annotated[
     Optional[Path],
@@ -236,13 +244,23 @@ def fix(
     exclude: ExcludeOption = None,
     config: ConfigOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary; only the diff and the error lines.")] = False,
+    verify: Annotated[
+        bool,
+        typer.Option("--verify", help="Run each file's original and patched code (see `fixinplace verify`) and keep "
+                     "only the fixes of the files whose verification came out `verified`."),
+    ] = False,
+    timeout: TimeoutOption = 60.0,
 ) -> None:
     """Rewrite the hazardous in-place writes out of place: print the diff, or rewrite the files with --apply."""
     from fixinplace.patch import run_fix
 
     targets = list(paths)
     settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes)
-    report = run_fix(targets, settings, apply=apply, unsafe=settings.unsafe_fixes)
+    if timeout <= 0:
+        raise _fail("--timeout must be positive")
+    report = run_fix(targets, settings, apply=apply and not verify, unsafe=settings.unsafe_fixes)
+    if verify:
+        _keep_verified(report, apply, timeout)
     if not apply:
         _write_stdout(b"".join(p.diff_bytes() for p in report.patches))
     for error in report.errors:
@@ -277,7 +295,130 @@ def _fix_summary(report) -> List[str]:
     return lines
 
 
-# Later issues add `verify`, `lsp` and `trace` here, as further `@app.command()` functions.
+def _keep_verified(report, apply: bool, timeout: float) -> None:
+    """`fix --verify`: verify every patched file; drop the patch of each file whose verification did not come out
+    `verified` (its hazards stay in `remaining`), and with `apply` write the others. Per-file granularity."""
+    from fixinplace.patch import FileError, PatchError, write_patch
+    from fixinplace.verify import FilePair, verify_pairs
+
+    report.apply = apply
+    pairs = []
+    for o in report.outcomes:
+        if o.patch is not None and o.patch.changed:
+            codes: dict = {}
+            for d in o.applied:
+                codes.setdefault(d.line, []).append(d.code)
+            pairs.append(FilePair(o.path, o.patch.source.text, o.patch.new_text, codes))
+    verification = verify_pairs(pairs, timeout=timeout)
+    for o in report.outcomes:
+        if o.patch is None or not o.patch.changed:
+            continue
+        status = verification.status_of(o.path)
+        if status != "verified":
+            reasons = [r["reason"] for r in verification.results if r["path"] == o.path and r["status"] != "verified"]
+            print(f"{o.path}: fix not applied: verification {status or 'gave no result'}"
+                  + (f": {reasons[0]}" if reasons else ""), file=sys.stderr)
+            o.remaining = [d for d in o.applied if d.severity.value in ("error", "warning")] + o.remaining
+            o.applied = []
+            o.patch = None
+            continue
+        print(f"{o.path}: verified", file=sys.stderr)
+        if apply:
+            try:
+                write_patch(o.patch)
+                o.written = True
+            except PatchError as e:
+                o.error = FileError(o.path, _one_line(e))
+                report.errors.append(o.error)
+
+
+class DeviceChoice(str, Enum):
+    cpu = "cpu"
+    cuda = "cuda"
+    all = "all"
+
+
+class VerifyFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def verify(
+    paths: Annotated[
+        List[str],
+        typer.Argument(metavar="PATH", help="Files (or folders) whose fixes to verify.", show_default=False),
+    ],
+    entry: Annotated[
+        Optional[str],
+        typer.Option("--entry", metavar="NAME", help="Function to call in the original and the patched module "
+                     "(zero arguments, or the --inputs factory's).", show_default=False),
+    ] = None,
+    inputs: Annotated[
+        Optional[str],
+        typer.Option("--inputs", metavar="NAME", help="Zero-argument function returning the entry's arguments "
+                     "(a tuple or list); the entry is called as entry(*inputs()).", show_default=False),
+    ] = None,
+    device: Annotated[
+        DeviceChoice, typer.Option("--device", help="Where to run: cpu, cuda, or all available.", case_sensitive=False)
+    ] = DeviceChoice.all,
+    output_format: Annotated[
+        VerifyFormat, typer.Option("--format", help="Report format.", case_sensitive=False)
+    ] = VerifyFormat.text,
+    timeout: TimeoutOption = 60.0,
+    unsafe_fixes: Annotated[
+        Optional[bool],
+        typer.Option("--unsafe-fixes/--no-unsafe-fixes", help="Also verify the unsafe fixes [default: the config's "
+                     "unsafe-fixes, else off].", show_default=False),
+    ] = None,
+) -> None:
+    """Prove each fix: run the original and the patched code in a child process and compare outputs and gradients.
+
+    Exit 0 when every result is verified (skipped results alone also exit 0, with a note), 1 when any failed,
+    2 on usage errors. User code runs only in the child process; the patched code is never written to the file.
+    """
+    from fixinplace.discovery import discover
+    from fixinplace.patch import PatchError, read_file
+    from fixinplace.engine import SourceError
+    from fixinplace.verify import defines, fix_pair, verify_pairs
+    from fixinplace.verify.report import render_json, render_text
+
+    if inputs and not entry:
+        raise _fail("--inputs needs --entry")
+    if timeout <= 0:
+        raise _fail("--timeout must be positive")
+    targets = list(paths)
+    settings = _load_settings(None, targets, None, None, None, None, unsafe_fixes=unsafe_fixes)
+    found = discover(targets, settings)
+    errors = [f"{e.path}: error: {e.message}" for e in found.errors]
+    pairs = []
+    for path in found.files:
+        try:
+            text = read_file(path, settings.max_file_size).text
+            pair = fix_pair(path, text, settings, unsafe=settings.unsafe_fixes)
+        except (SourceError, PatchError, OSError) as e:
+            errors.append(f"{path}: error: {_one_line(e)}")
+            continue
+        for name in (entry, inputs):
+            if name and pair.original != pair.patched and not defines(pair.original, name):
+                raise _fail(f"{path}: no top-level {name!r} in this file")
+        pairs.append(pair)
+    report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout)
+    if output_format is VerifyFormat.json:
+        _write_stdout(render_json(report))
+    else:
+        _write_stdout(render_text(report, color=_use_color(None)))
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    skipped = sum(1 for r in report.results if r["status"] == "skipped")
+    if skipped:
+        print(f"note: {_plural(skipped, 'result')} skipped (not proved; see the reasons)", file=sys.stderr)
+    for line in errors:
+        print(line, file=sys.stderr)
+    raise typer.Exit(2 if errors else report.exit_code)
+
+
+# Later issues add `lsp` and `trace` here, as further `@app.command()` functions.
 
 
 def run(argv: Optional[List[str]] = None) -> int:

@@ -1,0 +1,131 @@
+"""`fixinplace verify`: prove each rewrite by running the original and the patched code in a child process.
+
+The parent (this package minus `child`, `reference` and `compare`) never imports torch nor the user's code: it
+computes the patched text with `fixinplace.fixer.fix_source`, finds the changed functions and how to call them
+(`plan`), and hands jobs to one child process (`runner`) that loads both texts as fresh modules, runs them with
+fixed seeds, computes the reference (`reference`) and compares (`compare`). The patched text is never written to
+the user's file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fixinplace.verify.plan import NO_INPUTS, Changed, changed_functions, defines, zero_arg_main
+from fixinplace.verify.runner import DEFAULT_TIMEOUT, run_jobs
+
+DEVICES = ("cpu", "cuda", "all")
+
+
+@dataclass
+class FilePair:
+    """One file to verify: its original text and the text the fixes produce."""
+
+    path: str
+    original: str
+    patched: str
+    codes_by_line: dict[int, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class VerifyReport:
+    results: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(r["status"] == "failed" for r in self.results):
+            return 1
+        return 0
+
+    def to_json(self) -> dict:
+        return {"results": self.results}
+
+    def status_of(self, path: str) -> str:
+        """`verified` when every result of `path` is, else `failed`/`skipped` (the worst), `` when none."""
+        statuses = {r["status"] for r in self.results if r["path"] == path}
+        for s in ("failed", "skipped", "verified"):
+            if s in statuses:
+                return s
+        return ""
+
+
+def _row(pair: FilePair, changed: Changed, result: dict) -> dict:
+    return {
+        "path": pair.path,
+        "function": changed.function,
+        "line": changed.line,
+        "codes": list(changed.codes),
+        "device": result["device"],
+        "status": result["status"],
+        "reason": result["reason"],
+        "max_abs_diff": {"outputs": float(result["max_abs_diff"]["outputs"]),
+                         "grads": float(result["max_abs_diff"]["grads"])},
+        "reference": result["reference"],
+    }
+
+
+def _skip(device: str, reason: str) -> list[dict]:
+    devices = ["cpu"] if device == "all" else [device]
+    return [{"device": d, "status": "skipped", "reason": reason, "max_abs_diff": {"outputs": 0.0, "grads": 0.0},
+             "reference": "original"} for d in devices]
+
+
+def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str | None = None,
+                 device: str = "all", timeout: float = DEFAULT_TIMEOUT) -> VerifyReport:
+    """Verify (original, patched) text pairs; all runs share one child process (a hang costs one job)."""
+    report = VerifyReport()
+    jobs: list[dict] = []
+    plan: list[tuple[FilePair, list[Changed], object]] = []  # (pair, functions, job id or skip rows)
+    for pair in pairs:
+        if pair.original == pair.patched:
+            report.notes.append(f"{pair.path}: no fix to verify")
+            continue
+        functions = changed_functions(pair.original, pair.patched, pair.codes_by_line)
+
+        def add_job(entry_name: str, inputs_name: str | None, covers: list[Changed]) -> None:
+            job_id = len(jobs)
+            jobs.append({"id": job_id, "path": pair.path, "original": pair.original, "patched": pair.patched,
+                         "entry": entry_name, "inputs": inputs_name or "", "devices": [device]})
+            plan.append((pair, covers, job_id))
+
+        if entry:
+            add_job(entry, inputs, functions)
+            continue
+        uncovered = []
+        for fn in functions:
+            if fn.inputs and "<locals>" not in fn.function and fn.function != "<module>":
+                add_job(fn.function, fn.inputs, [fn])
+            else:
+                uncovered.append(fn)
+        if uncovered:
+            if zero_arg_main(pair.original):
+                add_job("main", None, uncovered)
+            else:
+                plan.append((pair, uncovered, _skip(device, NO_INPUTS)))
+    results = run_jobs(jobs, timeout) if jobs else {}
+    for pair, covers, how in plan:
+        per_device = results[how] if isinstance(how, int) else how
+        for fn in covers:
+            for result in per_device:
+                report.results.append(_row(pair, fn, result))
+    return report
+
+
+def fix_pair(path: str, text: str, settings=None, *, unsafe: bool = False) -> FilePair:
+    """The (original, patched) pair of one file's text, patched by `fix_source` with `settings`."""
+    from fixinplace.engine import check_source
+    from fixinplace.fixer import fix_source
+    from fixinplace.settings import Settings
+
+    settings = settings or Settings()
+    result = fix_source(text, path, lambda t: check_source(t, path, settings), unsafe=unsafe)
+    codes: dict[int, list[str]] = {}
+    for d in result.applied:
+        codes.setdefault(d.line, [])
+        if d.code not in codes[d.line]:
+            codes[d.line].append(d.code)
+    return FilePair(path, text, result.source, codes)
+
+
+__all__ = ["DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "verify_pairs"]

@@ -1,0 +1,137 @@
+"""Which functions a fix changed, and how each is called (parent process: no torch, no user code).
+
+A function's inputs come from, in this order: `--entry NAME [--inputs FACTORY]` (one run covers every changed
+function of the file); a comment `# fixinplace: inputs=FACTORY` on the lines just above the function (or its
+decorators), calling `function(*FACTORY())`; a module-level zero-argument function `main`, whose run covers the
+changed functions that have no declaration. Otherwise the function is `skipped` ("no inputs: pass
+--entry/--inputs"). Input synthesis from annotations is not done yet.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from dataclasses import dataclass, field
+
+INPUTS_COMMENT = re.compile(r"#\s*fixinplace:\s*inputs\s*=\s*([A-Za-z_][A-Za-z0-9_.]*)")
+NO_INPUTS = "no inputs: pass --entry/--inputs"
+MODULE = "<module>"
+
+
+@dataclass
+class Changed:
+    """One function the fix changed: its qualified name, `def` line (original text) and the fixed codes."""
+
+    function: str
+    line: int
+    codes: list[str] = field(default_factory=list)
+    inputs: str = ""  # from the `# fixinplace: inputs=` comment
+    args: int = 0  # required positional parameters
+
+
+def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
+    found: list[tuple[str, ast.AST]] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{prefix}{child.name}"
+                found.append((name, child))
+                walk(child, name + ".<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}{child.name}.")
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    return found
+
+
+def _required_args(fn: ast.AST) -> int:
+    a = fn.args  # type: ignore[attr-defined]
+    positional = len(a.posonlyargs) + len(a.args)
+    required_kw = sum(1 for d in a.kw_defaults if d is None)
+    return positional - len(a.defaults) + required_kw
+
+
+def _declared_inputs(lines: list[str], fn: ast.AST) -> str:
+    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])  # type: ignore[attr-defined]
+    i = first - 2
+    while i >= 0 and lines[i].strip().startswith("#"):
+        m = INPUTS_COMMENT.search(lines[i])
+        if m:
+            return m.group(1)
+        i -= 1
+    return ""
+
+
+def changed_functions(original: str, patched: str, codes_by_line: dict[int, list[str]]) -> list[Changed]:
+    """The innermost functions (in the original text) containing a line the fix changed."""
+    tree = ast.parse(original)
+    lines = original.splitlines()
+    functions = _functions(tree)
+    old, new = original.splitlines(), patched.splitlines()
+    touched: list[int] = []
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "insert":
+            touched.append(max(i1, 1))  # an inserted line belongs with the line before it
+        else:
+            touched.extend(range(i1 + 1, i2 + 1))
+
+    def innermost(line: int):
+        best = None
+        for name, fn in functions:
+            start = min([fn.lineno] + [d.lineno for d in fn.decorator_list])  # type: ignore[attr-defined]
+            if start <= line <= fn.end_lineno:  # type: ignore[attr-defined]
+                if best is None or start >= best[2]:
+                    best = (name, fn, start)
+        return best
+
+    out: dict[str, Changed] = {}
+    for line in touched:
+        hit = innermost(line)
+        if hit is None:
+            key, def_line, fn = MODULE, 1, None
+        else:
+            key, fn, def_line = hit[0], hit[1], hit[1].lineno
+        if key not in out:
+            out[key] = Changed(key, def_line, inputs=_declared_inputs(lines, fn) if fn is not None else "",
+                               args=_required_args(fn) if fn is not None else 0)
+    orphans: list[str] = []  # fixed somewhere else than the write (clone at the save site, in the caller)
+    for line, codes in codes_by_line.items():
+        hit = innermost(line)
+        key = hit[0] if hit is not None else MODULE
+        if key in out:
+            out[key].codes.extend(c for c in codes if c not in out[key].codes)
+        else:
+            orphans.extend(c for c in codes if c not in orphans)
+    for changed in out.values():
+        if not changed.codes:
+            changed.codes.extend(orphans)
+    return sorted(out.values(), key=lambda c: c.line)
+
+
+def defines(original: str, name: str) -> bool:
+    """Whether the module defines `name`'s first component at top level (def, class, assignment, import)."""
+    head = name.split(".")[0]
+    for node in ast.parse(original).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == head:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == head for t in targets):
+                return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".")[0]) == head for a in node.names):
+                return True
+    return False
+
+
+def zero_arg_main(original: str) -> bool:
+    for node in ast.parse(original).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
+            return _required_args(node) == 0
+    return False

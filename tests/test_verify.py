@@ -1,0 +1,245 @@
+"""`fixinplace verify` and `fix --verify`: real child processes running real torch (skipped without torch).
+
+Each CLI call below imports torch once in its child, so the fixture cases are verified in one call per group.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIX_DIR = REPO / "fixtures" / "fix"
+CHECK_DIR = REPO / "fixtures" / "check"
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+
+ROW_KEYS = ["path", "function", "line", "codes", "device", "status", "reason", "max_abs_diff", "reference"]
+REFERENCES = {"original", "allow_mutation_on_saved_tensors", "functionalize", "finite_differences"}
+
+
+def _case(name: str) -> dict:
+    return json.loads((FIX_DIR / name / "case.json").read_text(encoding="utf-8"))
+
+
+CASES = sorted(d.name for d in FIX_DIR.iterdir() if (d / "case.json").exists())
+SAFE = [n for n in CASES if _case(n)["applicability"] == "safe"]
+UNSAFE = [n for n in CASES if _case(n)["applicability"] == "unsafe"]
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("FORCE_COLOR", None)
+    return env
+
+
+def fip(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fixinplace", *args], cwd=cwd, env=_env(), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def verify_json(*args: str, cwd: Path = REPO) -> tuple[int, list[dict], str]:
+    proc = fip("verify", *args, "--format", "json", cwd=cwd)
+    assert proc.returncode != 2, proc.stderr
+    data = json.loads(proc.stdout)
+    assert list(data) == ["results"]
+    for row in data["results"]:
+        assert list(row) == ROW_KEYS
+        assert row["status"] in ("verified", "failed", "skipped")
+        assert row["device"] in ("cpu", "cuda")
+        assert row["reference"] in REFERENCES
+        assert set(row["max_abs_diff"]) == {"outputs", "grads"}
+        assert all(isinstance(v, float) for v in row["max_abs_diff"].values())
+        assert isinstance(row["line"], int) and isinstance(row["codes"], list)
+    return proc.returncode, data["results"], proc.stderr
+
+
+def _by_case(rows: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for row in rows:
+        out.setdefault(Path(row["path"]).parent.name, []).append(row)
+    return out
+
+
+def test_safe_fix_fixtures_verify_on_cpu():
+    paths = [f"fixtures/fix/{n}/before.py" for n in SAFE]
+    rc, rows, stderr = verify_json(*paths, "--entry", "main", "--device", "cpu")
+    by_case = _by_case(rows)
+    assert set(by_case) == set(SAFE)
+    for name in SAFE:
+        for row in by_case[name]:
+            assert row["codes"], (name, row)
+            if _case(name)["before_outcome"] == "raises-leaf":
+                # A leaf written in place: no input to run on a clone with a zero-argument entry.
+                assert row["status"] == "skipped" and "leaf" in row["reason"], (name, row)
+            else:
+                assert row["status"] == "verified", (name, row)
+                assert row["max_abs_diff"]["outputs"] <= 1e-5 and row["max_abs_diff"]["grads"] <= 1e-5
+    assert rc == 0
+    assert "skipped" in stderr
+    # `.data` (silent): the original runs but disagrees with its allow_mutation run, which becomes the reference.
+    data_rows = by_case["11_clone_before_write_data"]
+    assert all(r["reference"] == "allow_mutation_on_saved_tensors" for r in data_rows)
+
+
+def test_unsafe_fix_fixtures_with_unsafe_fixes():
+    paths = [f"fixtures/fix/{n}/before.py" for n in UNSAFE]
+    rc, rows, _ = verify_json(*paths, "--entry", "main", "--device", "cpu", "--unsafe-fixes")
+    by_case = _by_case(rows)
+    for name in UNSAFE:
+        for row in by_case[name]:
+            expected = "skipped" if _case(name)["before_outcome"] == "raises-leaf" else "verified"
+            assert row["status"] == expected, (name, row)
+    assert rc == 0
+
+
+def test_wrong_rewrite_is_failed():
+    from fixinplace.verify import FilePair, verify_pairs
+
+    before = (FIX_DIR / "01_clone_before_write_int_index" / "before.py").read_text()
+    after = (FIX_DIR / "01_clone_before_write_int_index" / "after.py").read_text()
+    dropped = after.replace("    e[0] = 0.0\n", "")  # the rewrite lost the write
+    assert dropped != after
+    wrong_op = after.replace("e = e.clone()", "e = e.clone() * 2")  # an op too many
+    report = verify_pairs(
+        [FilePair("a.py", before, dropped, {}), FilePair("b.py", before, wrong_op, {}),
+         FilePair("c.py", before, after, {})],
+        device="cpu",
+    )
+    status = {r["path"]: r for r in report.results}
+    assert status["a.py"]["status"] == "failed" and "differ" in status["a.py"]["reason"]
+    assert status["a.py"]["max_abs_diff"]["outputs"] > 0.1
+    assert status["b.py"]["status"] == "failed" and status["b.py"]["max_abs_diff"]["grads"] > 0.1
+    assert status["c.py"]["status"] == "verified"
+    assert report.exit_code == 1
+
+
+HAZARD_FN = """\
+import torch
+
+
+def f(x):
+    y = torch.exp(x)
+    y.add_(1)
+    return y
+"""
+
+
+def test_inputs_sources_and_skips(tmp_path):
+    (tmp_path / "noinputs.py").write_text(HAZARD_FN)
+    (tmp_path / "declared.py").write_text(HAZARD_FN.replace(
+        "def f(x):", "def make():\n    return (torch.randn(3, requires_grad=True),)\n\n\n# fixinplace: inputs=make\ndef f(x):"))
+    (tmp_path / "clean.py").write_text("import torch\n\n\ndef g(x):\n    return x + 1\n")
+    rc, rows, stderr = verify_json("noinputs.py", "declared.py", "clean.py", "--device", "cpu", cwd=tmp_path)
+    by_path = {r["path"]: r for r in rows}
+    assert by_path["noinputs.py"]["status"] == "skipped"
+    assert by_path["noinputs.py"]["reason"] == "no inputs: pass --entry/--inputs"
+    assert by_path["declared.py"]["status"] == "verified", by_path["declared.py"]
+    assert by_path["declared.py"]["function"] == "f"
+    assert by_path["declared.py"]["reference"] == "allow_mutation_on_saved_tensors"
+    assert "clean.py" not in by_path and "clean.py: no fix to verify" in stderr
+    assert rc == 0
+    # The same function with --entry/--inputs on the command line; no fix at all: exit 0, empty results.
+    rc, rows, _ = verify_json("declared.py", "--entry", "f", "--inputs", "make", "--device", "cpu", cwd=tmp_path)
+    assert [r["status"] for r in rows] == ["verified"] and rc == 0
+    rc, rows, stderr = verify_json("clean.py", cwd=tmp_path)
+    assert rows == [] and rc == 0 and "no fix to verify" in stderr
+
+
+def test_usage_errors(tmp_path):
+    (tmp_path / "m.py").write_text(HAZARD_FN)
+    assert fip("verify", "m.py", "--inputs", "make", cwd=tmp_path).returncode == 2
+    proc = fip("verify", "m.py", "--entry", "nope", cwd=tmp_path)
+    assert proc.returncode == 2 and "nope" in proc.stderr and "Traceback" not in proc.stderr
+    assert fip("verify", "missing.py", cwd=tmp_path).returncode == 2
+    assert fip("verify", "m.py", "--device", "tpu", cwd=tmp_path).returncode == 2
+
+
+def test_hang_crash_and_import_error_are_results(tmp_path):
+    (tmp_path / "hang.py").write_text(HAZARD_FN + "\n\ndef main():\n    while True:\n        pass\n")
+    (tmp_path / "crash.py").write_text(HAZARD_FN + "\n\ndef main():\n    import os\n    os._exit(3)\n")
+    (tmp_path / "broken.py").write_text("import no_such_module_fixinplace\n" + HAZARD_FN + "\n\ndef main():\n    return f(None)\n")
+    (tmp_path / "after.py").write_text(HAZARD_FN + "\n\ndef main():\n    return f(torch.ones(2, requires_grad=True))\n")
+    proc = fip("verify", "hang.py", "crash.py", "broken.py", "after.py", "--timeout", "3", "--device", "cpu",
+               "--format", "json", cwd=tmp_path)
+    assert "Traceback" not in proc.stderr
+    rows = {r["path"]: r for r in json.loads(proc.stdout)["results"]}
+    assert rows["hang.py"]["status"] == "failed" and "timed out after 3 s" in rows["hang.py"]["reason"]
+    assert rows["crash.py"]["status"] == "failed" and "exited with code 3" in rows["crash.py"]["reason"]
+    assert rows["broken.py"]["status"] == "skipped" and "ModuleNotFoundError" in rows["broken.py"]["reason"]
+    assert rows["after.py"]["status"] == "verified"  # the jobs after a hang and a crash still run
+    assert proc.returncode == 1
+
+
+SEED_FACTORIES = {
+    "009_seed002_add_inplace_forward_leaf.py": "SimpleModule",
+    "011_seed002_add_after_use_forward_leaf.py": "BadModule",
+    "013_seed002_clone_then_add_forward_leaf.py": "CorrectModule",
+}
+
+
+def test_seed_fixtures_verify(tmp_path):
+    truth = json.loads((CHECK_DIR / "truth.json").read_text())
+    seeds = sorted(n for n, e in truth.items() if "seed" in n and e["outcome"] != "ok")
+    plain = [n for n in seeds if n not in SEED_FACTORIES]
+    assert plain and set(SEED_FACTORIES) <= set(seeds)
+    rc, rows, _ = verify_json(*[f"fixtures/check/{n}" for n in plain], "--entry", "main", "--device", "cpu")
+    assert {Path(r["path"]).name for r in rows} == set(plain)
+    assert all(r["status"] == "verified" for r in rows), rows
+    assert rc == 0
+    # The leaf-write seeds: the forward, declared with an inputs comment, called on the seed's own input; the
+    # reference runs on a clone of the leaf. (These fixes write an argument: unsafe.)
+    for name, cls in SEED_FACTORIES.items():
+        text = (CHECK_DIR / name).read_text()
+        text = text.replace("    def forward(self, x):", "    # fixinplace: inputs=make_inputs\n    def forward(self, x):")
+        text += f"\n\ndef make_inputs():\n    return ({cls}(), torch.tensor([1.0, 2.0, 3.0], requires_grad=True))\n"
+        (tmp_path / name).write_text(text)
+    rc, rows, _ = verify_json(*SEED_FACTORIES, "--device", "cpu", "--unsafe-fixes", cwd=tmp_path)
+    assert sorted((r["path"], r["function"]) for r in rows) == sorted(
+        (n, f"{c}.forward") for n, c in SEED_FACTORIES.items())
+    for row in rows:
+        assert row["status"] == "verified" and "clones of its leaf inputs" in row["reason"], row
+    assert rc == 0
+
+
+def test_cuda_without_cuda_is_a_clear_skip():
+    rc, rows, stderr = verify_json("fixtures/fix/01_clone_before_write_int_index/before.py", "--entry", "main",
+                                   "--device", "cuda")
+    import torch
+
+    if torch.cuda.is_available():  # pragma: no cover - a GPU machine
+        assert [r["status"] for r in rows] == ["verified"]
+    else:
+        assert [r["status"] for r in rows] == ["skipped"] and "CUDA is not available" in rows[0]["reason"]
+        assert rc == 0 and "skipped" in stderr
+
+
+def test_fix_verify_applies_only_verified_files(tmp_path):
+    for name in ("01_clone_before_write_int_index", "60_wrap_no_grad_manual_sgd"):
+        shutil.copy(FIX_DIR / name / "before.py", tmp_path / f"{name}.py")
+    proc = fip("fix", ".", "--verify", "--apply", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr  # the unverified file's hazard remains
+    assert (tmp_path / "01_clone_before_write_int_index.py").read_text() == (
+        FIX_DIR / "01_clone_before_write_int_index" / "after.py").read_text()
+    assert (tmp_path / "60_wrap_no_grad_manual_sgd.py").read_text() == (
+        FIX_DIR / "60_wrap_no_grad_manual_sgd" / "before.py").read_text()
+    assert "fix not applied: verification skipped" in proc.stderr
+
+
+def test_parent_process_never_imports_torch(tmp_path):
+    shutil.copy(FIX_DIR / "01_clone_before_write_int_index" / "before.py", tmp_path / "m.py")
+    code = ("import sys; from fixinplace.cli import run; rc = run(['verify', 'm.py', '--format', 'json']); "
+            "print('TORCH', 'torch' in sys.modules, rc)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+                          timeout=120)
+    assert "TORCH False 0" in proc.stdout, proc.stdout + proc.stderr
+    assert (tmp_path / "m.py").read_text() == (FIX_DIR / "01_clone_before_write_int_index" / "before.py").read_text()
