@@ -75,7 +75,8 @@ def readme_first_commands() -> list[str]:
 def test_readme_starts_with_exactly_the_two_commands_ci_runs():
     install, test = ci_commands()
     assert readme_first_commands() == [
-        f"python3 -m venv .venv && . .venv/bin/activate && {install} && fixinplace check fixtures/",
+        f"python3 -m venv .venv && . .venv/bin/activate && {install} && fixinplace check fixtures/; "
+        "fixinplace fix fixtures/check",
         f"python3 -m venv .venv && . .venv/bin/activate && {install} && {test}",
     ]
     assert install.startswith("pip install torch==2.13.0 && ")  # torch first: a bare torch pulls GBs of CUDA
