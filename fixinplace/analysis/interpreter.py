@@ -19,14 +19,12 @@ from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
     AllowMutationCtx,
-    BoundMethod,
     ClassValue,
     DictValue,
     FunctionValue,
     GradModeCtx,
     Group,
     InstanceValue,
-    MethodRef,
     ModuleValue,
     OptimizerValue,
     ParamsValue,
@@ -36,7 +34,6 @@ from fixinplace.analysis.values import (
     SeqValue,
     TensorValue,
     Tri,
-    UnknownValue,
     Value,
     tri_join,
 )
@@ -142,7 +139,7 @@ def join_values(a: Value | None, b: Value | None) -> Value:
             rg=tri_join(a.rg, b.rg),
             leaf_rg=tri_join(a.leaf_rg, b.leaf_rg),
             graph=a.graph | b.graph,
-            label=a.label if a.label == b.label else a.label,
+            label=a.label,
             maybe_groups=tuple(dict.fromkeys(g for g in groups if g is not a.group)),
             is_tensor=tri_join(a.is_tensor, b.is_tensor),
         )
@@ -826,11 +823,3 @@ class Interpreter:
             return self._byte_lines[first][start:end].decode("utf-8", "replace")
         parts = [self._byte_lines[first][start:], *self._byte_lines[first + 1:last], self._byte_lines[last][:end]]
         return b"\n".join(parts).decode("utf-8", "replace")
-
-
-def make_unknown_tensor(label: str, line: int) -> TensorValue:
-    """A tensor about which nothing is known but that it is one."""
-    return TensorValue(Group(label=label, line=line, origin="unknown"), None, None, frozenset(), label)
-
-
-__all__ = ["Interpreter", "Frame", "join_values", "make_unknown_tensor", "UnknownValue", "BoundMethod", "MethodRef"]
