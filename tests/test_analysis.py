@@ -399,6 +399,30 @@ case("dropout_in_eval_returns_its_input", "raises", {(5, "FIP101", "error")}, ""
     h.sum().backward()
 """)
 
+case("list_filled_under_branches_is_not_indexed_in_program_order", "ok", set(), """
+    import torch
+    from torch import nn
+    stack = []
+    for kind in ["param", "tensor"]:
+        if kind == "param":
+            stack.append(nn.Parameter(torch.zeros(3)))
+        else:
+            stack.append(torch.zeros(3))
+    last = stack[-1]
+    if type(last) is torch.Tensor:
+        last.add_(1)
+""")
+
+case("uncalled_helper_grad_mode_is_the_callers", "ok", {(6, "FIP102", "warning")}, """
+    import torch
+    from torch import nn
+
+    def rebuild(w):
+        fp = nn.Linear(4, 4)
+        fp.weight[0:2, :] = w
+        return fp
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:

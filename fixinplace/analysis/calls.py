@@ -723,6 +723,8 @@ class CallHandler:
                 self.zero_grad(receiver.params, node)
             return SCALAR
         if isinstance(receiver, SeqValue):
+            if frame.path or frame.loop_tags:
+                receiver.imprecise = True  # type: ignore[attr-defined]  # items now depend on the path taken
             if name in ("append", "insert") and args:
                 receiver.items.append(args[-1])
             elif name == "extend" and args:
@@ -1232,7 +1234,8 @@ class CallHandler:
             return self.interp.element_value(base, list(base.items.values()))
         if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
             index = node.slice.value
-            if isinstance(base, SeqValue) and -len(base.items) <= index < len(base.items):
+            if isinstance(base, SeqValue) and -len(base.items) <= index < len(base.items) \
+                    and not getattr(base, "imprecise", False):
                 return base.items[index]
             if isinstance(base, ModuleValue) and -len(base.children) <= index < len(base.children):
                 return base.children[index]

@@ -216,10 +216,12 @@ class Interpreter:
         owner = owner or getattr(fn, "owner_class", None)
         first = self.unknown_instance(owner) if owner is not None and fn.kind in ("function", "property") else None
         env.update(self.unknown_arguments(args, first))
+        # Grad mode is the caller's choice: on for `forward` (training), unknown for anything else nobody here calls.
+        default_grad: Tri = True if node.name in ("forward", "__call__") else None
         frame = Frame(
             env=env,
             globals=fn.env,
-            grad_mode=fn.grad_mode if fn.grad_mode is not None else True,
+            grad_mode=fn.grad_mode if fn.grad_mode is not None else default_grad,
             function=fn.qualname,
             unknown_context=True,
             depth=1,
