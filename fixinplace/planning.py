@@ -109,8 +109,9 @@ def plan(d: Diagnostic) -> Fix | None:
             and kind != "attribute" and shape in ("expr", "assign") and form == "method" and op.endswith("_"):
         # `v.div_(v.norm())`: the op that saves `v` runs inside the write, so a clone before it cannot help;
         # the out-of-place op can (exact unless the operand has another dtype, which the analysis cannot see).
+        reason = "" if _why_unsafe(d) else " (unsafe: a tensor operand of another dtype would change the result's dtype)"
         return _fix(d, "method_out_of_place", f"Use the out-of-place `{op[:-1]}`: `{root} = {root}.{op[:-1]}(...)`"
-                    " (unsafe: a tensor operand of another dtype would change the result's dtype)", "unsafe")
+                    + reason, "unsafe")
     if form == "method" and _exact_out_of_place(d) and target == root and shape in ("expr", "assign") \
             and kind != "attribute":
         return _fix(d, "method_out_of_place", f"Use the out-of-place `{op[:-1]}`: `{root} = {root}.{op[:-1]}(...)`")
