@@ -18,7 +18,8 @@ errors are one line on stderr. Only the standard library, typer and fixinplace's
 here (no libcst, pygls or torch), to keep start-up fast; `fix` imports libcst (through the codemods) when it runs.
 
 `verify` (and `fix --verify`) run user code, only in a child process (`fixinplace.verify`); torch is never
-imported here. Commands planned by later issues, not implemented here: `lsp`, `trace`. Each will be a function
+imported here. `lsp` runs the language server (`fixinplace.lsp`, importing pygls only when it runs). The command planned by a
+later issue, not implemented here: `trace`. It will be a function
 registered with `@app.command()` below `check`, importing its heavy dependencies inside the function.
 """
 
@@ -418,7 +419,27 @@ def verify(
     raise typer.Exit(2 if errors else report.exit_code)
 
 
-# Later issues add `lsp` and `trace` here, as further `@app.command()` functions.
+@app.command()
+def lsp(
+    tcp: Annotated[
+        Optional[str],
+        typer.Option("--tcp", metavar="[HOST:]PORT", help="Serve over TCP instead of stdio (HOST defaults to 127.0.0.1).",
+                     show_default=False),
+    ] = None,
+    stdio: Annotated[bool, typer.Option("--stdio", help="Serve over stdio (the default; accepted for editors that pass it).")] = False,
+) -> None:
+    """Run the language server: diagnostics, quick fixes, fix-all and hover in the editor (stdio by default)."""
+    if tcp is not None:
+        host, _, port = tcp.rpartition(":")
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise _fail(f"--tcp: expected HOST:PORT or PORT, got {tcp!r}")
+        tcp = f"{host or '127.0.0.1'}:{port}"
+    from fixinplace.lsp.server import serve
+
+    serve(tcp)
+
+
+# A later issue adds `trace` here, as a further `@app.command()` function.
 
 
 def run(argv: Optional[List[str]] = None) -> int:
