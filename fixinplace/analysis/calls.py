@@ -226,6 +226,20 @@ class CallHandler:
         """Graph markers for the inputs that are leaves requiring grad (their `.grad` gets written)."""
         return frozenset(t.group.use for t in tensors if t.leaf_rg is True or (t.leaf_rg is None and t.rg is not False))
 
+    @staticmethod
+    def output_rg(frame: "Frame", tensors: list[TensorValue], differentiable: bool = True) -> Tri:
+        """Whether an op's output requires grad: some input does, the op is differentiable, grad mode is on."""
+        if not tensors or frame.grad_mode is False or not differentiable:
+            return False
+        rg = tri_or(*[t.rg for t in tensors])
+        return None if rg is True and frame.grad_mode is None else rg
+
+    def graph_of(self, tensors: list[TensorValue], rg_out: Tri) -> frozenset:
+        """What the backward of an op's output needs: its inputs' saves and the leaves they reach."""
+        if rg_out is False or not tensors:
+            return frozenset()
+        return frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors)
+
     # =========================================================================================== events
     def record_save(self, frame: "Frame", value: Value, op: str, role: str, node: ast.AST, certain: bool) -> list[Save]:
         """Autograd saves `value` (every group it may be) at the groups' current versions."""
@@ -303,13 +317,8 @@ class CallHandler:
                  result_is_tensor: Tri = True, inplace_target: TensorValue | None = None) -> Value:
         """Run an op from the table: outputs, requires-grad, view-ness, and the saves it records."""
         tensors = self.tensors(list(args) + list(kwargs.values()))
-        rg_out: Tri = tri_or(*[t.rg for t in tensors]) if tensors else False
-        if frame.grad_mode is False or (entry is not None and not entry.differentiable):
-            rg_out = False
-        elif frame.grad_mode is None and rg_out is True:
-            rg_out = None
-        graph = frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors) \
-            if rg_out is not False and tensors else frozenset()
+        rg_out = self.output_rg(frame, tensors, entry is None or entry.differentiable)
+        graph = self.graph_of(tensors, rg_out)
         label = self.text(node)
         facts = [self.fact(a) for a in args]
         kwfacts = {k: self.fact(v) for k, v in kwargs.items()}
@@ -383,13 +392,8 @@ class CallHandler:
         tensors = self.tensors(values)
         if not tensors:
             return UNKNOWN
-        rg_out: Tri = tri_or(*[t.rg for t in tensors])
-        if frame.grad_mode is False:
-            rg_out = False
-        elif frame.grad_mode is None and rg_out is True:
-            rg_out = None
-        graph = frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors) \
-            if rg_out is not False else frozenset()
+        rg_out = self.output_rg(frame, tensors)
+        graph = self.graph_of(tensors, rg_out)
         result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph, is_tensor=is_tensor)
         if receiver is not None:
             result.maybe_groups = tuple(g for g, _ in receiver.all_groups())
@@ -525,7 +529,7 @@ class CallHandler:
             return self.call_method(args[0], name.rsplit(".", 1)[1], args[1:], kwargs, node, frame)
         last = name.rsplit(".", 1)[-1]
         if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-            rg = const_bool(next((k.value for k in node.keywords if k.arg == "requires_grad"), None))
+            rg = self._requires_grad_kw(node)
             rg = True if rg is None else rg
             value = self.fresh_tensor(node, rg, self.text(node), leaf=True, origin="param",
                                       detail=f"an nn.Parameter created at line {node.lineno}")
@@ -545,10 +549,7 @@ class CallHandler:
         out = kwargs.pop("out", None)
         entry = self.lookup_function(name)
         if out is not None:
-            # `out=` writes the buffer in place (autograd refuses out= when an input requires grad).
-            self.record_write(frame, out, self.site(node, "out", last, written=self._kw_node(node, "out"), frame=frame),
-                              self._label(out, node, kw="out"))
-            return out
+            return self.write_out(frame, out, node, last)
         if last.endswith("_") and not last.startswith("_") and args and isinstance(args[0], TensorValue):
             # torch.relu_(x), torch._VF.dropout_(x, ...): in-place functions write their first argument.
             target = args[0]
@@ -571,17 +572,13 @@ class CallHandler:
                 kwargs.pop("inplace", None)
                 return self.apply_op(entry, last, args, kwargs, node, frame, inplace_target=target)
         kwargs.pop("inplace", None)
-        tensors = self.tensors(list(args) + list(kwargs.values()))
-        if entry is None and not tensors:
-            rg = const_bool(next((k.value for k in node.keywords if k.arg == "requires_grad"), None))
+        if not self.tensors(list(args) + list(kwargs.values())):
+            # A factory (torch.zeros, torch.tensor, ...): a fresh leaf, requiring grad when asked to.
+            rg = self._requires_grad_kw(node)
             detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
             return self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
         if entry is None:
             return self.generic_op(last, args, kwargs, node, frame, is_tensor=True)
-        if not tensors:
-            rg = const_bool(next((k.value for k in node.keywords if k.arg == "requires_grad"), None))
-            detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
-            return self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
         return self.apply_op(entry, last, args, kwargs, node, frame)
 
     PRIVATE_NAMESPACES = ("torch._VF.", "torch._C._VariableFunctions.", "torch._C._nn.", "torch.ops.aten.",
@@ -619,6 +616,17 @@ class CallHandler:
                 value = const_bool(node.args[index])
                 return (value, True) if value is not None else (None, False)
         return False, True
+
+    def write_out(self, frame: "Frame", out: Value, node: ast.Call, op: str) -> Value:
+        """`op(..., out=buf)` writes `buf` in place (autograd refuses out= when an input requires grad)."""
+        site = self.site(node, "out", op, written=self._kw_node(node, "out"), frame=frame)
+        self.record_write(frame, out, site, self._label(out, node, kw="out"))
+        return out
+
+    @staticmethod
+    def _requires_grad_kw(node: ast.Call) -> Tri:
+        """The literal `requires_grad=` of a call, if any."""
+        return const_bool(next((k.value for k in node.keywords if k.arg == "requires_grad"), None))
 
     @staticmethod
     def _kw_node(node: ast.Call, name: str) -> ast.AST | None:
@@ -705,9 +713,7 @@ class CallHandler:
     def generic_sum(self, tensors: list[TensorValue], node: ast.AST, frame: "Frame") -> Value:
         """`sum(list_of_tensors)`: additions save nothing; the result needs every input's saves."""
         rg = tri_or(*[t.rg for t in tensors]) if frame.grad_mode is not False else False
-        graph = frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors) if rg is not False \
-            else frozenset()
-        return self.fresh_tensor(node, rg, self.text(node), graph=graph)
+        return self.fresh_tensor(node, rg, self.text(node), graph=self.graph_of(tensors, rg))
 
     # ------------------------------------------------------------------------------------ tensor methods
     def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
@@ -796,9 +802,7 @@ class CallHandler:
             return self.inplace_method(t, name, args, kwargs, node, frame)
         out = kwargs.pop("out", None)
         if out is not None:
-            self.record_write(frame, out, self.site(node, "out", name, written=self._kw_node(node, "out"), frame=frame),
-                              self._label(out, node, kw="out"))
-            return out
+            return self.write_out(frame, out, node, name)
         entry = self.table.method(name) if self.table else None
         if entry is None:
             return self.generic_op(name, args, kwargs, node, frame, is_tensor=t.is_tensor, receiver=t)
@@ -950,8 +954,7 @@ class CallHandler:
         input_rg = x.rg if isinstance(x, TensorValue) else (False if isinstance(x, ScalarValue) else None)
         inputs = self.tensors(list(args) + list(kwargs.values()))
         rg_out: Tri = tri_or(input_rg, params_rg) if frame.grad_mode is not False else False
-        graph = frozenset().union(*[t.graph for t in inputs]) | self.leaf_uses(inputs + params) \
-            if rg_out is not False else frozenset()
+        graph = self.graph_of(inputs, rg_out) | (self.leaf_uses(params) if rg_out is not False else frozenset())
         if module.inplace and isinstance(x, TensorValue):
             op = entry.inplace_method or module.kind.lower() + "_"
             ctor = module.node
