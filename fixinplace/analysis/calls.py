@@ -96,7 +96,7 @@ class CallHandler:
     def __init__(self, interp: "Interpreter") -> None:
         self.interp = interp
         self.table = OpTable.load() if OpTable is not None else None
-        self.consumed: set[int] = set()
+        self.consumed: set[Save] = set()  # the saves themselves: an id can be reused once one is freed
         self.write_sites: dict[int, Site] = {}
         self._sites: dict[tuple[int, str], Site] = {}
 
@@ -295,7 +295,7 @@ class CallHandler:
             line = None if implicit else getattr(node, "lineno", None)
             saves = sorted((item for item in tensor.graph if isinstance(item, Save)), key=lambda s: s.seq)
             for save in saves:
-                if id(save) in self.consumed or not compatible(save.path, frame.path):
+                if save in self.consumed or not compatible(save.path, frame.path):
                     continue
                 for write in save.group.writes:
                     if write.seq <= save.seq or write.allowed:
@@ -310,7 +310,7 @@ class CallHandler:
             if not retain:
                 for save in saves:
                     if set(save.path) <= set(frame.path):
-                        self.consumed.add(id(save))
+                        self.consumed.add(save)
 
     # =========================================================================================== ops
     def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,

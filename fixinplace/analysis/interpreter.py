@@ -185,7 +185,7 @@ class Interpreter:
         self.calls = calls.CallHandler(self)
         self._byte_lines = [line.encode("utf-8") for line in source.splitlines()]
         self.statements: list[ast.stmt] = []
-        self._texts: dict[int, str] = {}
+        self._texts: dict[ast.AST, str] = {}  # keyed by node: synthetic nodes are freed, their ids reused
 
     # ----------------------------------------------------------------------------------------------- driver
     def run(self) -> None:
@@ -800,7 +800,7 @@ class Interpreter:
 
     def text(self, node: ast.AST) -> str:
         """The source text of a node, on one line and shortened (cached per node)."""
-        key = id(node)
+        key = node
         cached = self._texts.get(key)
         if cached is not None:
             return cached
