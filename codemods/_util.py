@@ -11,12 +11,6 @@ def statement(code: str, module: cst.Module | None) -> cst.BaseStatement:
     return cst.parse_statement(code, config=config)
 
 
-def expression(code: str, module: cst.Module | None) -> cst.BaseExpression:
-    """Parse one expression."""
-    config = module.config_for_parsing if module is not None else cst.PartialParserConfig()
-    return cst.parse_expression(code, config=config)
-
-
 def code_of(node: cst.CSTNode, module: cst.Module | None) -> str:
     """The source text of a node."""
     return (module or cst.Module(body=[])).code_for_node(node)
@@ -31,7 +25,3 @@ def replacing(new: cst.SimpleStatementLine, original: cst.SimpleStatementLine) -
     """`new` stands where `original` stood: same comments above, same trailing comment and newline."""
     return new.with_changes(leading_lines=original.leading_lines, trailing_whitespace=original.trailing_whitespace)
 
-
-def only_small(original: cst.SimpleStatementLine) -> cst.BaseSmallStatement:
-    """The one small statement of a simple statement line."""
-    return original.body[0]

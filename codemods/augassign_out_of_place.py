@@ -22,8 +22,8 @@ def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | 
         return None
     operator = code_of(small.operator, module).strip()[:-1].strip()  # "+=" -> "+"
     value = code_of(small.value, module)
-    if not isinstance(small.value, _ATOMS) or small.value.lpar:
-        value = f"({value})" if not small.value.lpar else value
+    if not isinstance(small.value, _ATOMS) and not small.value.lpar:  # `x *= a + b` -> `x = x * (a + b)`
+        value = f"({value})"
     return replacing(statement(f"{target} = {target} {operator} {value}\n", module), original)
 
 

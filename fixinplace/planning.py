@@ -97,8 +97,7 @@ def plan(d: Diagnostic) -> Fix | None:
             (_applicability(d) == "unsafe" or d.datum("leaf_kind") == "param"):
         # A write through a view, another name, an argument or an attribute: clone where the op makes its
         # output, so that every alias still sees the write and only the saved value is kept intact.
-        return _fix(d, "clone_at_save", f"Clone the output of `{d.datum('saved_by')}` where it is made "
-                    f"(line {d.datum('saved_line')}), so the tensor saved for backward stays intact", "safe")
+        return _clone_at_save(d)
     if kind == "attribute" and d.datum("leaf_kind") == "param":
         return None  # a Parameter attribute cannot be rebound to a tensor
     if d.datum("grad_mode") == "off":
@@ -127,12 +126,17 @@ def _plan_without_grad(d: Diagnostic) -> Fix | None:
     history and would silently cut those gradients: the copy must be made before grad mode is turned off."""
     root = d.datum("root")
     if d.datum("role") == "output" and d.datum("saved_span"):
-        return _fix(d, "clone_at_save", f"Clone the output of `{d.datum('saved_by')}` where it is made "
-                    f"(line {d.datum('saved_line')}), so the tensor saved for backward stays intact", "safe")
+        return _clone_at_save(d)
     if d.datum("grad_on_line"):
         return _fix(d, "clone_before_write", f"Clone `{root}` before `torch.no_grad()` (line "
                     f"{d.datum('grad_on_line')}), where the copy keeps `{root}`'s history")
     return None
+
+
+def _clone_at_save(d: Diagnostic) -> Fix:
+    """Clone the saving op's output where it is made: every alias still sees the write (always safe)."""
+    return _fix(d, "clone_at_save", f"Clone the output of `{d.datum('saved_by')}` where it is made "
+                f"(line {d.datum('saved_line')}), so the tensor saved for backward stays intact", "safe")
 
 
 def _assigns_back(d: Diagnostic) -> bool:
