@@ -24,4 +24,3 @@ def with_leading(first: cst.BaseStatement, original: cst.SimpleStatementLine) ->
 def replacing(new: cst.SimpleStatementLine, original: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
     """`new` stands where `original` stood: same comments above, same trailing comment and newline."""
     return new.with_changes(leading_lines=original.leading_lines, trailing_whitespace=original.trailing_whitespace)
-
