@@ -10,26 +10,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from clirun import cli
 
 from fixinplace import __version__
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
-
-
-def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("FORCE_COLOR", None)
-    env.pop("FIXINPLACE_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, *python_flags, "-m", "fixinplace", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
 
 
 def one_line_error(proc: subprocess.CompletedProcess) -> str:

@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import cli
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def _report(paths: list[str], seed: int) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-    run = subprocess.run([sys.executable, "-m", "fixinplace", "check", "--format", "json", "--jobs", "1", *paths],
-                         capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+    run = cli("check", "--format", "json", "--jobs", "1", *paths, cwd=REPO,
+              env={**os.environ, "PYTHONHASHSEED": str(seed)})
     assert run.returncode in (0, 1), run.stderr
     return run.stdout
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clirun import cli
 import unidiff
 
 from fixinplace.rules import RULES
@@ -30,21 +31,6 @@ LEAF = RULE["FIP102"].flagged[0]  # w.add_(1) on a leaf: fixed by wrapping it in
 CLEAN = RULE["FIP101"].clean[0]
 #: A write into a function's argument: its only fix is unsafe (the caller would no longer see the write).
 ARGUMENT = CHECK_DIR / "026_sin_input_setitem.py"
-
-
-def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("FORCE_COLOR", None)
-    env.pop("FIXINPLACE_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, *python_flags, "-m", "fixinplace", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
 
 
 def cli_bytes(*args: str, cwd: Path) -> subprocess.CompletedProcess:
