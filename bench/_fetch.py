@@ -38,6 +38,39 @@ def source_tree(name: str, version: str) -> Path:
     return target
 
 
+def _runtime_requirements(tree: Path) -> list[str]:
+    """The unconditional `Requires-Dist` lines (no extras) of the wheel unpacked in `tree`."""
+    reqs = []
+    for meta in tree.glob("*.dist-info/METADATA"):
+        for line in meta.read_text(encoding="utf-8").splitlines():
+            if line.startswith("Requires-Dist:") and "extra ==" not in line:
+                reqs.append(line.split(":", 1)[1].split(";")[0].strip())
+    return reqs
+
+
+def runtime_deps(name: str, version: str) -> Path:
+    """A folder holding the runtime dependencies of `name==version` (never torch), for PYTHONPATH; fetched once.
+
+    pip resolves them first with `--dry-run`; if torch (or any nvidia package) would come along the run stops, so
+    the installed torch stays the only one.
+    """
+    tree = source_tree(name, version)
+    target = cache_dir() / f"{name}-{version}-deps"
+    done = target / ".complete"
+    if done.exists():
+        return target
+    reqs = _runtime_requirements(tree)
+    base = [sys.executable, "-m", "pip", "install", "--quiet", "--no-compile", "--target", str(target)]
+    probe = subprocess.run(base[:4] + ["--dry-run", "--target", str(target) + "-probe"] + reqs,
+                           check=True, capture_output=True, text=True)
+    would = " ".join(l for l in probe.stdout.splitlines() if l.startswith("Would install")).lower()
+    if " torch-" in would or "nvidia" in would:
+        raise SystemExit(f"bench: the dependencies of {name}=={version} would pull torch: {would}")
+    subprocess.run(base + reqs, check=True)
+    done.touch()
+    return target
+
+
 def installed_torch_dir() -> Path:
     """The installed torch package's folder, located without importing torch."""
     import importlib.util
