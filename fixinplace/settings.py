@@ -13,6 +13,8 @@ Configuration keys (kebab-case, as in the `[tool.fixinplace]` table; `snake_case
     unsafe-fixes = false          # `fix` also applies unsafe fixes (as `--unsafe-fixes`); not used by `check`
     cache = false                 # reserved: no cache is written yet
     cache-dir = ".fixinplace_cache"  # reserved
+    [tool.fixinplace.verify]      # for `fixinplace verify` / `fix --verify` (see fixinplace.verify.declare)
+    inputs = { "Net.forward" = "make_inputs", "pkg/m.py::f" = "tests.factories:f_inputs" }
 
 An unknown key, a value of the wrong type or an unknown rule selector raises `ConfigError` with a one-line message
 that names the file and the key.
@@ -86,6 +88,7 @@ class Settings:
     unsafe_fixes: bool = False  # `fix` applies unsafe fixes too
     cache: bool = False  # reserved
     cache_dir: str = ".fixinplace_cache"  # reserved
+    verify_inputs: tuple[tuple[str, str], ...] = ()  # [tool.fixinplace.verify] inputs: (function, factory)
     # Where relative exclude globs are anchored: the folder of the config file, else the working directory.
     project_root: Path = field(default_factory=Path.cwd)
     config_file: Path | None = None
@@ -180,7 +183,22 @@ _KEYS: dict[str, tuple[str, str]] = {
     "unsafe-fixes": ("unsafe_fixes", "bool"),
     "cache": ("cache", "bool"),
     "cache-dir": ("cache_dir", "str"),
+    "verify": ("verify_inputs", "verify"),
 }
+
+
+def _verify_inputs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """The `[tool.fixinplace.verify]` table: only `inputs`, a table of strings (function -> input factory)."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = [k for k in value if k != "inputs"]
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known keys: inputs)")
+    inputs = value.get("inputs", {})
+    if not isinstance(inputs, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
+                                               for k, v in inputs.items()):
+        raise ConfigError(f"{where}.inputs must be a table of strings (function = \"factory\")")
+    return tuple((k.strip(), v.strip()) for k, v in inputs.items())
 
 
 def settings_from_table(table: dict[str, Any], source: str, project_root: Path) -> Settings:
@@ -202,6 +220,8 @@ def settings_from_table(table: dict[str, Any], source: str, project_root: Path) 
             changes[attr] = parse_selectors(value, where) if kind == "codes" else tuple(value)
         elif kind == "severity":
             changes[attr] = _parse_severity(value, where)
+        elif kind == "verify":
+            changes[attr] = _verify_inputs(value, where)
         elif kind == "bool":
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} must be true or false")
