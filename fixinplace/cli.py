@@ -8,6 +8,7 @@
                    [--verify [--timeout S]]
     fixinplace verify PATH... [--entry NAME [--inputs NAME]] [--device cpu|cuda|all] [--format text|json]
                       [--timeout S] [--unsafe-fixes]
+    fixinplace trace [--format text|json] [--output-file FILE] [-m] SCRIPT|MODULE [ARGS...]
     fixinplace --version
 
 Exit codes of `check`: 0 no error or warning reported; 1 some; 2 a usage or configuration error, or a path or
@@ -18,9 +19,8 @@ errors are one line on stderr. Only the standard library, typer and fixinplace's
 here (no libcst, pygls or torch), to keep start-up fast; `fix` imports libcst (through the codemods) when it runs.
 
 `verify` (and `fix --verify`) run user code, only in a child process (`fixinplace.verify`); torch is never
-imported here. `lsp` runs the language server (`fixinplace.lsp`, importing pygls only when it runs). The command planned by a
-later issue, not implemented here: `trace`. It will be a function
-registered with `@app.command()` below `check`, importing its heavy dependencies inside the function.
+imported here. `lsp` runs the language server (`fixinplace.lsp`, importing pygls only when it runs). `trace` runs a
+program under the run-time tracer (`fixinplace.trace`, importing torch only when it runs).
 """
 
 from __future__ import annotations
@@ -439,7 +439,41 @@ def lsp(
     serve(tcp)
 
 
-# A later issue adds `trace` here, as a further `@app.command()` function.
+class TraceFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False})
+def trace(
+    ctx: typer.Context,
+    target: Annotated[
+        str, typer.Argument(metavar="SCRIPT|MODULE", help="The script to run (or, with -m, the module), then its arguments.", show_default=False)
+    ],
+    module: Annotated[bool, typer.Option("-m", help="Run TARGET as a module, like `python -m`.")] = False,
+    output_format: Annotated[
+        TraceFormat, typer.Option("--format", help="Report format.", case_sensitive=False)
+    ] = TraceFormat.text,
+    output_file: Annotated[
+        Optional[Path],
+        typer.Option("--output-file", "-o", metavar="FILE", help="Write the report to FILE instead of stderr.", show_default=False),
+    ] = None,
+) -> None:
+    """Run a program under the tracer and name the line that wrote a tensor saved for backward.
+
+    Arguments after SCRIPT (or -m MODULE) are the program's. Exit status: the program's own, or 1 when it exited
+    0 and a hazard was found; 2 when the script or module cannot be found.
+    """
+    from fixinplace.trace.runner import TargetError, run_traced
+
+    try:
+        code = run_traced(target, list(ctx.args), module=module, output_format=output_format.value,
+                          output_file=str(output_file) if output_file is not None else None)
+    except TargetError as e:
+        raise _fail(str(e)) from None
+    except OSError as e:
+        raise _fail(f"{output_file}: cannot write: {e.strerror or e}") from None
+    raise typer.Exit(code)
 
 
 def run(argv: Optional[List[str]] = None) -> int:

@@ -1,0 +1,73 @@
+"""The tracer's report: text for people, JSON for machines."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+from fixinplace.trace.findings import INVALIDATED, Finding
+from fixinplace.trace.sites import Site
+
+
+def _where(site: Optional[Site]) -> str:
+    return "an unknown line" if site is None else f"{site.path}:{site.line}"
+
+
+def _quoted(site: Site) -> List[str]:
+    source = site.source
+    return [f"    {site.line} | {source}"] if source else []
+
+
+def _finding_text(f: Finding) -> List[str]:
+    op = f"`{f.mutation.op}`" if f.mutation and f.mutation.op else "an in-place write"
+    if f.kind == INVALIDATED:
+        head = f"{_where(f.mutation)}: {op} wrote a tensor saved for backward; the backward that needs it fails"
+    else:
+        head = (f"{_where(f.mutation)}: {op} changed a tensor saved for backward without bumping its version; "
+                "the gradient is silently wrong")
+    lines = [head + (f" (seen {f.count} times)" if f.count > 1 else "")]
+    if f.mutation is not None:
+        lines += _quoted(f.mutation)
+    saved_op = f"`{f.saved_by.op}`" if f.saved_by and f.saved_by.op else "an op"
+    lines.append(f"  saved by {saved_op} at {_where(f.saved_by)}")
+    if f.saved_by is not None:
+        lines += _quoted(f.saved_by)
+    shape = "[" + ", ".join(str(n) for n in f.shape) + "]"
+    versions = f"saved at version {f.saved_version}" + (
+        f", version {f.now_version} after the write" if f.now_version is not None else "")
+    lines.append(f"  tensor: {f.dtype} {shape}, {versions}")
+    if f.backward is not None:
+        lines.append(f"  needed by the backward at {_where(f.backward)}")
+        lines += _quoted(f.backward)
+    else:
+        lines.append("  no backward used it during the trace; one through this graph would")
+    if f.fix:
+        unsafe = " (unsafe: review it)" if f.fix["applicability"] != "safe" else ""
+        lines.append(f"  fix{unsafe}: {f.fix['title']}")
+        lines += ["    " + line for line in f.fix["diff"].splitlines()]
+    return lines
+
+
+def render_text(findings: List[Finding]) -> str:
+    """The findings for people: each write with its source line, the save, the tensor, the backward, the fix."""
+    if not findings:
+        return "fixinplace trace: no hazard found.\n"
+    n = len(findings)
+    out = [f"fixinplace trace: {n} hazard{'s' if n != 1 else ''} found", ""]
+    for f in findings:
+        out += _finding_text(f) + [""]
+    return "\n".join(out)
+
+
+def render_json(findings: List[Finding]) -> str:
+    """{"findings": [...]} (one object per finding, see `Finding.to_json`)."""
+    return json.dumps({"findings": [f.to_json() for f in findings]}, indent=2) + "\n"
+
+
+def render(findings: List[Finding], output_format: str = "text", fixes: bool = True) -> str:
+    """The report in `output_format` ("text" or "json"), with the static fixes attached where there are some."""
+    if fixes:
+        from fixinplace.trace.fixes import attach_fixes
+
+        attach_fixes(findings)
+    return render_json(findings) if output_format == "json" else render_text(findings)

@@ -1,0 +1,130 @@
+"""Run a script (`python script.py` style) or a module (`python -m` style) under the tracer and report.
+
+The program runs in this process, as `__main__`, with `sys.argv` set to the script (or module file) and its
+arguments; its exceptions print as Python prints them, after the tracer's report.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import runpy
+import sys
+import tempfile
+import traceback
+from typing import List, Optional
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class TargetError(Exception):
+    """The script or module to trace cannot be found (a one-line message naming it)."""
+
+
+def _check_target(target: str, module: bool) -> None:
+    if module:
+        try:
+            found = importlib.util.find_spec(target)
+        except (ImportError, ValueError) as e:
+            raise TargetError(f"{target}: cannot find module: {e}") from None
+        if found is None:
+            raise TargetError(f"{target}: no module of that name")
+    elif not os.path.exists(target):
+        raise TargetError(f"{target}: no such file")
+    elif os.path.isdir(target) and not os.path.exists(os.path.join(target, "__main__.py")):
+        raise TargetError(f"{target}: a folder without __main__.py")
+
+
+def _ours(frame: traceback.FrameSummary) -> bool:
+    """A frame Python's own traceback would not have: the runner, runpy, the tracer and its mode's dispatch."""
+    filename = frame.filename
+    return (os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep) or filename.endswith("runpy.py")
+            or filename.startswith("<frozen runpy")
+            or (filename.endswith("overrides.py") and frame.name == "handle_torch_function"))
+
+
+def print_program_error(error: BaseException) -> None:
+    """Print the program's exception as `python script.py` would: without the tracer's own frames."""
+    shown = traceback.TracebackException(type(error), error, error.__traceback__)
+    pending = [shown]
+    while pending:
+        te = pending.pop()
+        te.stack = traceback.StackSummary.from_list([f for f in te.stack if not _ours(f)])
+        pending += [c for c in (te.__cause__, te.__context__) if c is not None]
+    sys.stderr.write("".join(shown.format()))
+
+
+def _exit_code(e: SystemExit) -> int:
+    """The status `python` exits with for this SystemExit (a non-int code is printed and gives 1)."""
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder and a rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".fixinplace-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _run(target: str, args: List[str], module: bool) -> None:
+    if module:
+        sys.argv = [target, *args]  # runpy replaces argv[0] with the module's file
+        sys.path.insert(0, os.getcwd())
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = [target, *args]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+        runpy.run_path(os.path.abspath(target), run_name="__main__")
+
+
+def run_traced(target: str, args: List[str], *, module: bool = False, output_format: str = "text",
+               output_file: Optional[str] = None) -> int:
+    """Run the program under the tracer, print (or write) the report, then the program's traceback if it died.
+
+    Returns the exit status: the program's own, or 1 when it exited 0 and a hazard was found. Raises
+    `TargetError` when the script or module does not exist (nothing has run then).
+    """
+    _check_target(target, module)
+    from fixinplace.trace.report import render
+    from fixinplace.trace.tracer import Tracer
+
+    tracer = Tracer()
+    failure: Optional[BaseException] = None
+    try:
+        with tracer:
+            _run(target, args, module)
+        code = 0
+    except SystemExit as e:
+        code = _exit_code(e)
+    except KeyboardInterrupt as e:
+        failure, code = e, 130
+    except BaseException as e:  # the program's own error: reported after the findings, as Python would
+        failure, code = e, 1
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    report = render(tracer.findings, output_format)
+    if output_file:
+        write_atomic(output_file, report)
+    else:
+        sys.stderr.write(report)
+    if failure is not None:
+        print_program_error(failure)
+    sys.stderr.flush()
+    if code == 0 and tracer.findings:
+        code = 1
+    return code
