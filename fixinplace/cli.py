@@ -2,7 +2,7 @@
 
     fixinplace check [PATH...] [--format text|json|sarif|github] [--select CODES] [--ignore CODES]
                      [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
-                     [--output-file FILE] [--jobs N]
+                     [--output-file FILE] [--jobs N] [--no-cache]
     fixinplace fix PATH... [--apply] [--unsafe-fixes] [--select CODES] [--ignore CODES]
                    [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
                    [--verify [--timeout S]]
@@ -188,7 +188,7 @@ def check(
     exclude: ExcludeOption = None,
     config: ConfigOption = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Text format: only the diagnostic and error lines, no source or summary.")
+        bool, typer.Option("--quiet", "-q", help="Text format: only the diagnostic and error lines, no source or summary; no progress bar.")
     ] = False,
     output_file: Annotated[
         Optional[Path],
@@ -198,14 +198,24 @@ def check(
         Optional[int],
         typer.Option("--jobs", "-j", metavar="N", help="Worker processes (0: one per CPU) [default: 0].", show_default=False),
     ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the cache (.fixinplace_cache at the project root).")
+    ] = False,
 ) -> None:
     """Report the in-place tensor writes that break (or may break) autograd."""
     from fixinplace.engine import run_check
     from fixinplace.output import render
+    from fixinplace.progress import ProgressBar
 
     targets = list(paths) if paths else ["."]
-    settings = _load_settings(config, targets, select, ignore, severity, exclude, jobs=jobs)
-    report = run_check(targets, settings)
+    settings = _load_settings(config, targets, select, ignore, severity, exclude, jobs=jobs,
+                              cache=False if no_cache else None)
+    progress = ProgressBar() if ProgressBar.wanted(quiet) else None
+    try:
+        report = run_check(targets, settings, progress)
+    finally:
+        if progress is not None:
+            progress.close()
     text = render(report, output_format.value, color=_use_color(output_file), quiet=quiet)
     if output_file is not None:
         try:

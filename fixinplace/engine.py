@@ -7,14 +7,17 @@ front end (CLI, LSP, fix) shares them:
                                                 the two steps, for `fix`, which encodes its rewrite back with the
                                                 same codec: read_source_bytes(path, max_size) -> bytes and
                                                 decode_source_bytes(data) -> (text, codec)
-    might_write_in_place(text) -> bool          cheap text pre-filter (no pattern: not parsed, no diagnostics)
+    might_write_in_place(text) -> bool          cheap text pre-filter (`fixinplace.prefilter`; no write form: not
+                                                parsed, no diagnostics)
     parse_source(text, path) -> ast.Module      or SourceError("syntax error at line L:C: msg")
     apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`
     select_diagnostics(diags, settings)         --select / --ignore prefixes, then the severity threshold
     check_source(text, path, settings)          all of the above around `fixinplace.analysis.analyze_module`,
                                                 with each diagnostic's `fix` planned by `fixinplace.fixer`
     check_file(path, settings) -> FileResult    one file; problems become a one-line FileError
-    run_check(paths, settings) -> Report        discovery + every file (in worker processes when many)
+    run_check(paths, settings) -> Report        discovery + every file: cached results (`fixinplace.cache`,
+                                                when `settings.cache`), the others in worker processes when
+                                                there are many (`--jobs`), else in this one
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ import re
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
+from fixinplace import prefilter
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity
 from fixinplace.settings import Settings
 
@@ -109,27 +113,9 @@ def read_source(path: str, max_size: int | None = None) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 # Pre-filter and parsing
 
-#: A file matching none of these has no in-place write the analysis could report, so it is not even parsed.
-#: The patterns are deliberately loose (they may match comments, strings and unrelated code): a false match only
-#: costs a parse; a missed in-place form would hide a hazard.
-INPLACE_HINT = re.compile(
-    r"_\s*\("  # a call of a name ending in `_`: x.add_(1), torch.relu_(x), nn.init.zeros_(w)
-    r"|(?:\*\*|//|<<|>>|[-+*/%@&|^])="  # augmented assignment: += -= *= /= //= %= **= @= &= |= ^= <<= >>=
-    r"|\]\s*=(?!=)"  # subscript assignment: y[0] = v
-    r"|\bout\s*=(?!=)"  # out= argument
-    r"|inplace"  # inplace=True
-    r"|\.step\s*\("  # optimizer.step()
-    r"|\.data\b"  # writes through .data
-    # ops and modules that take `inplace` positionally: nn.ReLU(True), F.dropout(x, 0.5, True, True)
-    r"|\b(?:relu6?|leaky_?relu|r?relu|[cs]?elu|hard(?:tanh|swish|sigmoid)|silu|mish|threshold"
-    r"|(?:feature_?)?(?:alpha_?)?dropout\w*)\s*\(",
-    re.IGNORECASE,
-)
-
-
 def might_write_in_place(source: str) -> bool:
-    """False when the text has none of the in-place patterns (`_(`, `+=`..., `] =`, `out=`, `inplace`, ...)."""
-    return INPLACE_HINT.search(source) is not None
+    """False when the text cannot hold an in-place write (see `fixinplace.prefilter`); True when the filter is off."""
+    return not prefilter.enabled() or prefilter.might_write_in_place(source)
 
 
 def parse_source(source: str, path: str = "<string>") -> ast.Module:
@@ -289,23 +275,63 @@ def _with_fixes(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         return diagnostics
 
 
-def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
-    """One file's result, plus its text when it has diagnostics (for the text format's source lines)."""
+def _check(path: str, settings: Settings, lookup: bool = True) -> tuple[FileResult, str | None]:
+    """One file's result, plus its text when it has diagnostics (for the text format's source lines).
+
+    With `settings.cache`, a result is looked up first (unless `lookup` is False: the caller just did) and stored
+    after checking (not for files that could not be read, nor for internal errors).
+    """
     try:
-        text = read_source(path, settings.max_file_size)
-        diagnostics = check_source(text, path, settings)
+        data = read_source_bytes(path, settings.max_file_size)
     except SourceError as e:
         return FileResult(path, error=FileError(path, str(e))), None
+    cache = _cache_for(settings) if settings.cache else None
+    key = cache.key(path, data) if cache is not None else ""
+    if cache is not None and lookup:
+        cached = cache.get(key, path)
+        if cached is not None:
+            return cached, (_text_of(data) if cached.diagnostics else None)
+    try:
+        text = decode_source(data)
+        diagnostics = check_source(text, path, settings)
+    except SourceError as e:
+        result = FileResult(path, error=FileError(path, str(e)))
+        if cache is not None:
+            cache.put(key, result)
+        return result, None
     except Exception as e:  # a bug in the analysis must not stop the other files from being checked
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
         return FileResult(path, error=FileError(path, _one_line(f"internal error: {type(e).__name__}: {e}"))), None
-    return FileResult(path, diagnostics=diagnostics), (text if diagnostics else None)
+    result = FileResult(path, diagnostics=diagnostics)
+    if cache is not None:
+        cache.put(key, result)
+    return result, (text if diagnostics else None)
+
+
+def _text_of(data: bytes) -> str | None:
+    try:
+        return decode_source(data)
+    except SourceError:
+        return None
+
+
+_CACHES: dict = {}
+
+
+def _cache_for(settings: Settings):
+    """The `fixinplace.cache.Cache` of these settings (one per process and settings)."""
+    from fixinplace.cache import Cache
+
+    cache = _CACHES.get(settings)
+    if cache is None:
+        cache = _CACHES[settings] = Cache.for_settings(settings)
+    return cache
 
 
 def check_file(path: str, settings: Settings | None = None) -> FileResult:
-    """Check one file; a file that cannot be read, decoded or parsed gets a one-line `FileError`."""
-    return _check(str(path), settings or Settings())[0]
+    """Check one file (never cached); a file that cannot be read, decoded or parsed gets a one-line `FileError`."""
+    return _check(str(path), replace(settings or Settings(), cache=False))[0]
 
 
 @dataclass
@@ -327,30 +353,74 @@ class Report:
         return 0
 
 
+#: Below this many files to analyse, one process: starting worker processes would cost more than it saves.
 _PARALLEL_MIN_FILES = 32
+_FILES_PER_WORKER = 8  # at least this many files per worker process
 
 
-def _check_many(files: Sequence[str], settings: Settings) -> list[tuple[FileResult, str | None]]:
-    workers = min(settings.worker_count(), len(files) // 8 or 1)
+class Progress(Protocol):
+    """What `run_check` reports its progress to (the CLI's progress bar)."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, done: int = 1) -> None: ...
+
+
+def _check_many(files: Sequence[str], settings: Settings, progress: Progress | None = None,
+                lookup: bool = True) -> list[tuple[FileResult, str | None]]:
+    """Every file's result, in the order of `files`: in worker processes when there are many, else here."""
+    workers = min(settings.worker_count(), len(files) // _FILES_PER_WORKER or 1)
     if workers > 1 and len(files) >= _PARALLEL_MIN_FILES:
         try:
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                return list(pool.map(_check, files, [settings] * len(files), chunksize=8))
+                results = []
+                # Small chunks keep the workers busy to the end (file costs vary a lot) and the progress smooth.
+                chunk = max(1, min(8, len(files) // (workers * 16)))
+                for item in pool.map(_check, files, [settings] * len(files), [lookup] * len(files), chunksize=chunk):
+                    results.append(item)
+                    if progress is not None:
+                        progress.advance()
+                return results
         except (OSError, ImportError, RuntimeError):  # no process support here: fall back to one process
             pass
-    return [_check(f, settings) for f in files]
+    results = []
+    for f in files:
+        results.append(_check(f, settings, lookup))
+        if progress is not None:
+            progress.advance()
+    return results
 
 
-def run_check(paths: Sequence[str], settings: Settings | None = None) -> Report:
-    """Discover the files under `paths`, check each one, and collect everything into a `Report`."""
+def run_check(paths: Sequence[str], settings: Settings | None = None, progress: Progress | None = None) -> Report:
+    """Discover the files under `paths`, check each one (cached results first), and collect them into a `Report`.
+
+    The report is the same whatever the number of processes and whether results came from the cache.
+    """
     from fixinplace.discovery import discover
 
     settings = settings or Settings()
     found = discover(paths, settings)
     report = Report(files=list(found.files), errors=list(found.errors))
-    for result, text in _check_many(found.files, settings):
+    if progress is not None:
+        progress.start(len(found.files))
+    results: list = [None] * len(found.files)
+    todo = list(range(len(found.files)))
+    if settings.cache:
+        todo = []
+        for i, path in enumerate(found.files):  # cache hits are cheaper here than in a worker process
+            hit = _cached(path, settings)
+            if hit is None:
+                todo.append(i)
+            else:
+                results[i] = hit
+                if progress is not None:
+                    progress.advance()
+    for i, item in zip(todo, _check_many([found.files[i] for i in todo], settings, progress,
+                                                lookup=not settings.cache)):
+        results[i] = item
+    for result, text in results:
         if result.error is not None:
             report.errors.append(result.error)
         report.diagnostics.extend(result.diagnostics)
@@ -358,3 +428,16 @@ def run_check(paths: Sequence[str], settings: Settings | None = None) -> Report:
             report.sources[result.path] = text
     report.diagnostics.sort(key=sort_key)
     return report
+
+
+def _cached(path: str, settings: Settings) -> tuple[FileResult, str | None] | None:
+    """A file's cached result (and its text when it has diagnostics), or None (also when it cannot be read)."""
+    try:
+        data = read_source_bytes(path, settings.max_file_size)
+    except SourceError:
+        return None
+    cache = _cache_for(settings)
+    result = cache.get(cache.key(path, data), path)
+    if result is None:
+        return None
+    return result, (_text_of(data) if result.diagnostics else None)

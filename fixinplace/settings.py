@@ -11,8 +11,8 @@ Configuration keys (kebab-case, as in the `[tool.fixinplace]` table; `snake_case
     max-file-size = 5242880       # bytes; larger files are reported as errors, not analysed
     jobs = 0                      # worker processes for `check`; 0 = one per CPU
     unsafe-fixes = false          # `fix` also applies unsafe fixes (as `--unsafe-fixes`); not used by `check`
-    cache = false                 # reserved: no cache is written yet
-    cache-dir = ".fixinplace_cache"  # reserved
+    cache = true                  # `check` skips unchanged files with a cache (`--no-cache` for one run)
+    cache-dir = ".fixinplace_cache"  # the cache folder, relative to the project root (the config's folder)
     [tool.fixinplace.verify]      # for `fixinplace verify` / `fix --verify` (see fixinplace.verify.declare)
     inputs = { "Net.forward" = "make_inputs", "pkg/m.py::f" = "tests.factories:f_inputs" }
 
@@ -86,8 +86,8 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     jobs: int = 0  # 0: one worker per CPU
     unsafe_fixes: bool = False  # `fix` applies unsafe fixes too
-    cache: bool = False  # reserved
-    cache_dir: str = ".fixinplace_cache"  # reserved
+    cache: bool = True  # `check` reads and writes `fixinplace.cache`
+    cache_dir: str = ".fixinplace_cache"  # relative to project_root
     verify_inputs: tuple[tuple[str, str], ...] = ()  # [tool.fixinplace.verify] inputs: (function, factory)
     # Where relative exclude globs are anchored: the folder of the config file, else the working directory.
     project_root: Path = field(default_factory=Path.cwd)
@@ -108,6 +108,7 @@ class Settings:
         jobs: int | None = None,
         max_file_size: int | None = None,
         unsafe_fixes: bool | None = None,
+        cache: bool | None = None,
     ) -> "Settings":
         """Apply command-line flags.
 
@@ -132,6 +133,8 @@ class Settings:
             changes["max_file_size"] = max_file_size
         if unsafe_fixes is not None:
             changes["unsafe_fixes"] = unsafe_fixes
+        if cache is not None:
+            changes["cache"] = cache
         return replace(self, **changes)
 
     def worker_count(self) -> int:

@@ -1,0 +1,173 @@
+"""The `check` cache: one file's result, keyed by everything that could change it, so unchanged files are skipped.
+
+An entry's key is the SHA-256 of: the file's path (as reported) and its bytes; the fixinplace version and a digest
+of fixinplace's own sources (so an edited analysis never reuses old results); the saved-tensor table's bytes; the
+settings that change a file's result (select, ignore, severity, max-file-size); and whether the text pre-filter
+is on. Entries live in `<project root>/.fixinplace_cache/v1/` (`cache-dir` in the configuration), one JSON file
+each, written to a temporary file and renamed into place, so several processes (the worker processes of one run,
+or two runs at once) can write the same entry safely: the last rename wins and every version is complete. An
+entry that cannot be read or does not have the expected shape is ignored (the file is checked again), never an
+error. The folder holds a `.gitignore` (`*`) and a `CACHEDIR.TAG`, so it is never committed or backed up.
+
+Only `check` uses the cache: `fix` (and the language server) always analyse the text they are about to rewrite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
+from fixinplace.settings import Settings
+
+SCHEMA = "v1"
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache made by fixinplace (check --no-cache skips it).\n"
+
+
+@lru_cache(maxsize=1)
+def tool_fingerprint() -> str:
+    """A digest of the fixinplace version, its Python sources and the saved-tensor table (computed once per process)."""
+    from fixinplace import __version__
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(f"fixinplace {__version__}\n".encode())
+    for path in sorted(package.rglob("*.py")) + [package / "data" / "saved_tensors.json"]:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"<missing>"
+        digest.update(f"{path.relative_to(package).as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def settings_fingerprint(settings: Settings, prefilter_on: bool) -> str:
+    """The settings that change one file's result, as a string."""
+    return json.dumps(
+        [list(settings.select), list(settings.ignore), settings.severity.value, settings.max_file_size, prefilter_on]
+    )
+
+
+def cache_folder(settings: Settings) -> Path:
+    """Where the cache of this run lives: `cache-dir`, relative to the project root (the config's folder or cwd)."""
+    folder = Path(settings.cache_dir).expanduser()
+    return folder if folder.is_absolute() else settings.project_root / folder
+
+
+class Cache:
+    """Read and write the cached results of single files."""
+
+    def __init__(self, folder: Path, settings_key: str) -> None:
+        self.folder = Path(folder)
+        self.entries = self.folder / SCHEMA
+        self._prefix = f"{tool_fingerprint()}\0{settings_key}\0".encode()
+        self._ready = False
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> "Cache":
+        """The cache a `check` run with these settings reads and writes."""
+        from fixinplace import prefilter
+
+        return cls(cache_folder(settings), settings_fingerprint(settings, prefilter.enabled()))
+
+    def key(self, path: str, data: bytes) -> str:
+        """The entry key of one file's bytes, read from `path`."""
+        digest = hashlib.sha256(self._prefix)
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.entries / key[:2] / f"{key}.json"
+
+    def get(self, key: str, path: str) -> FileResult | None:
+        """The cached result for this key, or None when there is none or it cannot be used."""
+        try:
+            with open(self._entry(key), "rb") as f:
+                raw = json.loads(f.read())
+            return result_from_json(raw, path)
+        except Exception:  # missing, unreadable, truncated or foreign entries are all just misses
+            return None
+
+    def put(self, key: str, result: FileResult) -> None:
+        """Store one result (temp file + rename); a cache that cannot be written is silently not used."""
+        target = self._entry(key)
+        try:
+            if not self._ready:
+                self._prepare()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(result_to_json(result), f, separators=(",", ":"))
+                os.replace(tmp, target)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass
+
+    def _prepare(self) -> None:
+        """Create the folder with its `.gitignore` and `CACHEDIR.TAG` (once per process)."""
+        self.entries.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "# Made by fixinplace: never commit this cache.\n*\n"), ("CACHEDIR.TAG", _TAG)):
+            marker = self.folder / name
+            if not marker.exists():
+                try:
+                    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.folder)
+                    with os.fdopen(fd, "w", encoding="utf-8") as f:
+                        f.write(text)
+                    os.replace(tmp, marker)
+                except OSError:
+                    pass
+        self._ready = True
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# (De)serialising a FileResult
+
+
+def result_to_json(result: FileResult) -> dict[str, Any]:
+    """A FileResult as plain JSON data (every field of each diagnostic, so a cached one equals a fresh one)."""
+    return {
+        "schema": SCHEMA,
+        "error": result.error.message if result.error is not None else None,
+        "diagnostics": [
+            {
+                "line": d.line, "column": d.column, "end_line": d.end_line, "end_column": d.end_column,
+                "code": d.code, "severity": d.severity.value, "message": d.message,
+                "fix": [d.fix.applicability, d.fix.description, d.fix.strategy] if d.fix is not None else None,
+                "related": [[r.line, r.column, r.message] for r in d.related],
+                "data": [list(kv) for kv in d.data],
+            }
+            for d in result.diagnostics
+        ],
+    }
+
+
+def result_from_json(raw: Any, path: str) -> FileResult:
+    """The FileResult stored by `result_to_json`; raises (ValueError, KeyError, TypeError) on a malformed entry."""
+    if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
+        raise ValueError("not a fixinplace cache entry")
+    if raw["error"] is not None:
+        return FileResult(path, error=FileError(path, str(raw["error"])))
+    diagnostics = []
+    for d in raw["diagnostics"]:
+        fix = d["fix"]
+        diagnostics.append(Diagnostic(
+            path=path, line=int(d["line"]), column=int(d["column"]), end_line=int(d["end_line"]),
+            end_column=int(d["end_column"]), code=str(d["code"]), severity=Severity(d["severity"]),
+            message=str(d["message"]),
+            fix=Fix(str(fix[0]), str(fix[1]), str(fix[2])) if fix is not None else None,
+            related=tuple(Related(int(r[0]), int(r[1]), str(r[2])) for r in d["related"]),
+            data=tuple((str(k), str(v)) for k, v in d["data"]),
+        ))
+    return FileResult(path, diagnostics=diagnostics)
