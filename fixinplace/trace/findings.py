@@ -25,7 +25,7 @@ class Finding:
     saved_version: int
     now_version: Optional[int]
     backward: Optional[Site]
-    count: int = 1
+    count: int = 1  # how many saved tensors this write broke over the run (same write and save lines)
     fix: Optional[dict] = field(default=None)  # {"title", "applicability", "diff"} from the static fixer
 
     @classmethod
@@ -44,11 +44,8 @@ class Finding:
 
     @property
     def key(self) -> tuple:
-        """What makes two findings the same hazard (the same lines and ops, e.g. each step of a loop)."""
-        def where(site: Optional[Site]):
-            return None if site is None else (site.filename, site.line, site.op)
-
-        return (self.kind, where(self.mutation), where(self.saved_by), where(self.backward))
+        """What makes two findings the same hazard: the same write and save (e.g. each step of a loop)."""
+        return (self.kind, _where(self.mutation), _where(self.saved_by))
 
     def to_json(self) -> dict:
         """The public JSON form (see the README's `fixinplace trace` section)."""
@@ -70,10 +67,25 @@ class Finding:
         return out
 
 
+def _where(site: Optional[Site]):
+    return None if site is None else (site.filename, site.line, site.op)
+
+
 def merge(findings: list, finding: Finding) -> None:
     """Add `finding` to `findings`, or count it on the equal one already there."""
     for f in findings:
         if f.key == finding.key:
+            f.count += 1
+            return
+    findings.append(finding)
+
+
+def merge_unconfirmed(findings: list, finding: Finding) -> None:
+    """Add a finding no backward confirmed (its save is alive, unused) unless a confirmed finding names the same
+    write: then it is the same hazard (a backward that stopped at its first error never unpacked the others) and is
+    only counted there."""
+    for f in findings:
+        if f.key == finding.key or (f.kind == finding.kind and _where(f.mutation) == _where(finding.mutation)):
             f.count += 1
             return
     findings.append(finding)

@@ -25,7 +25,7 @@ def _finding_text(f: Finding) -> List[str]:
     else:
         head = (f"{_where(f.mutation)}: {op} changed a tensor saved for backward without bumping its version; "
                 "the gradient is silently wrong")
-    lines = [head + (f" (seen {f.count} times)" if f.count > 1 else "")]
+    lines = [head + (f" ({f.count} saved tensors)" if f.count > 1 else "")]
     if f.mutation is not None:
         lines += _quoted(f.mutation)
     saved_op = f"`{f.saved_by.op}`" if f.saved_by and f.saved_by.op else "an op"

@@ -19,7 +19,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from fixinplace.trace import sites
-from fixinplace.trace.findings import INVALIDATED, SILENT, Finding, merge
+from fixinplace.trace.findings import INVALIDATED, SILENT, Finding, merge, merge_unconfirmed
 from fixinplace.trace.mutations import bumps_no_version, classify, written_tensors
 from fixinplace.trace.registry import Registry, SavedRecord, storage_key
 from fixinplace.trace.sites import site_of, user_frame
@@ -190,4 +190,4 @@ class Tracer:
         torch.autograd.graph.disable_saved_tensors_hooks = self._original_disable
         _active.tracer = None
         for finding in self.pending():
-            merge(self.findings, finding)
+            merge_unconfirmed(self.findings, finding)
