@@ -78,14 +78,13 @@ def test_safe_fix_fixtures_verify_on_cpu():
     for name in SAFE:
         for row in by_case[name]:
             assert row["codes"], (name, row)
+            assert row["status"] == "verified", (name, row)
+            assert row["max_abs_diff"]["outputs"] <= 1e-5 and row["max_abs_diff"]["grads"] <= 1e-5
             if _case(name)["before_outcome"] == "raises-leaf":
-                # A leaf written in place: no input to run on a clone with a zero-argument entry.
-                assert row["status"] == "skipped" and "leaf" in row["reason"], (name, row)
-            else:
-                assert row["status"] == "verified", (name, row)
-                assert row["max_abs_diff"]["outputs"] <= 1e-5 and row["max_abs_diff"]["grads"] <= 1e-5
+                # `w -= lr * w.grad` in grad mode: the reference runs those leaf updates under no_grad.
+                assert row["reference"] == "original" and "under torch.no_grad()" in row["reason"], (name, row)
     assert rc == 0
-    assert "skipped" in stderr
+    assert "skipped" not in stderr
     # `.data` (silent): the original runs but disagrees with its allow_mutation run, which becomes the reference.
     data_rows = by_case["11_clone_before_write_data"]
     assert all(r["reference"] == "allow_mutation_on_saved_tensors" for r in data_rows)
@@ -110,9 +109,13 @@ def test_wrong_rewrite_is_failed():
     dropped = after.replace("    e[0] = 0.0\n", "")  # the rewrite lost the write
     assert dropped != after
     wrong_op = after.replace("e = e.clone()", "e = e.clone() * 2")  # an op too many
+    sgd_before = (FIX_DIR / "60_wrap_no_grad_manual_sgd" / "before.py").read_text()
+    sgd_after = (FIX_DIR / "60_wrap_no_grad_manual_sgd" / "after.py").read_text()
+    sgd_wrong = sgd_after.replace("w -= 0.1 * w.grad", "w -= 0.2 * w.grad")  # against the leaf-update reference
+    assert sgd_wrong != sgd_after
     report = verify_pairs(
         [FilePair("a.py", before, dropped, {}), FilePair("b.py", before, wrong_op, {}),
-         FilePair("c.py", before, after, {})],
+         FilePair("c.py", before, after, {}), FilePair("d.py", sgd_before, sgd_wrong, {})],
         device="cpu",
     )
     status = {r["path"]: r for r in report.results}
@@ -120,6 +123,8 @@ def test_wrong_rewrite_is_failed():
     assert status["a.py"]["max_abs_diff"]["outputs"] > 0.1
     assert status["b.py"]["status"] == "failed" and status["b.py"]["max_abs_diff"]["grads"] > 0.1
     assert status["c.py"]["status"] == "verified"
+    assert status["d.py"]["status"] == "failed" and status["d.py"]["reference"] == "original"
+    assert "values differ" in status["d.py"]["reason"]
     assert report.exit_code == 1
 
 
@@ -135,24 +140,152 @@ def f(x):
 
 
 def test_inputs_sources_and_skips(tmp_path):
-    (tmp_path / "noinputs.py").write_text(HAZARD_FN)
+    (tmp_path / "noinputs.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, n: int):"))
+    (tmp_path / "synth.py").write_text(HAZARD_FN)
     (tmp_path / "declared.py").write_text(HAZARD_FN.replace(
         "def f(x):", "def make():\n    return (torch.randn(3, requires_grad=True),)\n\n\n# fixinplace: inputs=make\ndef f(x):"))
     (tmp_path / "clean.py").write_text("import torch\n\n\ndef g(x):\n    return x + 1\n")
-    rc, rows, stderr = verify_json("noinputs.py", "declared.py", "clean.py", "--device", "cpu", cwd=tmp_path)
+    rc, rows, stderr = verify_json("noinputs.py", "synth.py", "declared.py", "clean.py", "--device", "cpu",
+                                   cwd=tmp_path)
     by_path = {r["path"]: r for r in rows}
     assert by_path["noinputs.py"]["status"] == "skipped"
-    assert by_path["noinputs.py"]["reason"] == "no inputs: pass --entry/--inputs"
+    assert by_path["noinputs.py"]["reason"].startswith("no inputs: pass --entry/--inputs or declare a factory")
+    assert "parameter 'n' is not a tensor (int)" in by_path["noinputs.py"]["reason"]
+    # Synthesised: one float64 tensor of the first common shape; the gradient is cross-checked by finite differences.
+    assert by_path["synth.py"]["status"] == "verified", by_path["synth.py"]
+    assert by_path["synth.py"]["reference"] == "allow_mutation_on_saved_tensors"
+    assert "synthesised float64 inputs of shapes [(2, 3)]" in by_path["synth.py"]["reason"]
+    assert "cross-checked by central finite differences (12 forward calls" in by_path["synth.py"]["reason"]
     assert by_path["declared.py"]["status"] == "verified", by_path["declared.py"]
     assert by_path["declared.py"]["function"] == "f"
     assert by_path["declared.py"]["reference"] == "allow_mutation_on_saved_tensors"
+    assert "synthesised" not in by_path["declared.py"]["reason"]
     assert "clean.py" not in by_path and "clean.py: no fix to verify" in stderr
-    assert rc == 0
+    assert rc == 0 and "1 result skipped" in stderr
     # The same function with --entry/--inputs on the command line; no fix at all: exit 0, empty results.
     rc, rows, _ = verify_json("declared.py", "--entry", "f", "--inputs", "make", "--device", "cpu", cwd=tmp_path)
     assert [r["status"] for r in rows] == ["verified"] and rc == 0
     rc, rows, stderr = verify_json("clean.py", cwd=tmp_path)
     assert rows == [] and rc == 0 and "no fix to verify" in stderr
+
+
+SYNTH_MODULE = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(7, 2)
+
+    def forward(self, x):
+        h = torch.exp(self.fc(x))
+        h[:, 0] = 0.0
+        return h
+
+
+def shift_(t):
+    u = torch.exp(t)
+    t.add_(1.0)
+    return u
+
+
+class NeedsArgs(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    def forward(self, x):
+        y = torch.exp(x)
+        y.add_(self.n)
+        return y
+
+
+def odd_shape(x):
+    x = x.view(13, 17)
+    y = torch.exp(x)
+    y.add_(1)
+    return y
+"""
+
+
+def test_synthesised_inputs_and_side_effects(tmp_path):
+    (tmp_path / "m.py").write_text(SYNTH_MODULE)
+    rc, rows, stderr = verify_json("m.py", "--device", "cpu", "--unsafe-fixes", cwd=tmp_path)
+    by_fn = {r["function"]: r for r in rows}
+    assert set(by_fn) == {"Net.forward", "shift_", "NeedsArgs.forward", "odd_shape"}
+    # Shapes from the module's first layer (Linear(7, 2)), float64 parameters; index assignment: allow_mutation.
+    net = by_fn["Net.forward"]
+    assert net["status"] == "verified" and net["reference"] == "allow_mutation_on_saved_tensors", net
+    assert "shapes [(4, 7)]" in net["reason"] and "cross-checked by central finite differences" in net["reason"]
+    # `t.add_(1.0)` -> `t = t.add(1.0)` (unsafe): the caller no longer sees its tensor change.
+    shift = by_fn["shift_"]
+    assert shift["status"] == "failed", shift
+    assert shift["reason"].startswith("the fix changes behaviour: t is left different from what the original leaves")
+    assert shift["max_abs_diff"]["outputs"] == 1.0
+    needs = by_fn["NeedsArgs.forward"]
+    assert needs["status"] == "skipped" and "NeedsArgs() cannot be built without arguments" in needs["reason"]
+    odd = by_fn["odd_shape"]
+    assert odd["status"] == "skipped" and "does not run on synthesised float64 inputs" in odd["reason"]
+    assert "invalid for input of size" in odd["reason"]
+    assert rc == 1
+
+
+def test_shapes_from_annotations():
+    from fixinplace.verify import FilePair, verify_pairs
+
+    before = (
+        "from typing import Annotated\n\nimport torch\n\n\n"
+        "def scaled(x: Annotated[torch.Tensor, (3, 5)], w: 'Float[torch.Tensor, \"b 5\"]'):\n"
+        "    y = torch.exp(x * w.sum())\n    y.mul_(2)\n    return y\n"
+    )
+    after = before.replace("    y.mul_(2)\n", "    y = y.mul(2)\n")
+    wrong = before.replace("    y.mul_(2)\n", "    y = y.mul(3)\n")
+    report = verify_pairs([FilePair("a.py", before, after, {}), FilePair("b.py", before, wrong, {})], device="cpu")
+    rows = {r["path"]: r for r in report.results}
+    assert rows["a.py"]["status"] == "verified", rows["a.py"]
+    assert "shapes [(3, 5), (2, 5)]" in rows["a.py"]["reason"]
+    assert rows["b.py"]["status"] == "failed" and rows["b.py"]["max_abs_diff"]["outputs"] > 0
+
+
+PROJECT_MODULE = """\
+import torch
+
+
+def f(x, n: int):
+    y = torch.exp(x)
+    y.add_(n)
+    return y
+
+
+def g(x, n: int):
+    y = torch.exp(x)
+    y.add_(n)
+    return y
+
+
+def make_f():
+    return (torch.randn(4, requires_grad=True), 2)
+"""
+
+
+def test_pyproject_declarations(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.fixinplace.verify.inputs]\n"f" = "make_f"\n"pkg/m.py::g" = "factories:make_g"\n"other.py::g" = "nope"\n')
+    (tmp_path / "factories.py").write_text("import torch\n\n\ndef make_g():\n    return (torch.ones(2, requires_grad=True), 3)\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(PROJECT_MODULE)
+    rc, rows, stderr = verify_json("pkg/m.py", "--device", "cpu", cwd=tmp_path)
+    by_fn = {r["function"]: r for r in rows}
+    assert by_fn["f"]["status"] == "verified" and by_fn["g"]["status"] == "verified", rows
+    assert all("synthesised" not in r["reason"] for r in rows)
+    assert rc == 0
+    # A wrong shape in the table is a usage error naming the file and the key.
+    (tmp_path / "pyproject.toml").write_text('[tool.fixinplace.verify]\ninputs = ["f"]\n')
+    proc = fip("verify", "pkg/m.py", cwd=tmp_path)
+    assert proc.returncode == 2 and "pyproject.toml" in proc.stderr and "verify.inputs" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_usage_errors(tmp_path):
@@ -167,10 +300,11 @@ def test_usage_errors(tmp_path):
 def test_hang_crash_and_import_error_are_results(tmp_path):
     (tmp_path / "hang.py").write_text(HAZARD_FN + "\n\ndef main():\n    while True:\n        pass\n")
     (tmp_path / "crash.py").write_text(HAZARD_FN + "\n\ndef main():\n    import os\n    os._exit(3)\n")
-    (tmp_path / "broken.py").write_text("import no_such_module_fixinplace\n" + HAZARD_FN + "\n\ndef main():\n    return f(None)\n")
+    (tmp_path / "broken.py").write_text("import no_such_module_fixinplace\n" + HAZARD_FN
+                                        + "\n\ndef main():\n    return f(torch.ones(2, requires_grad=True))\n")
     (tmp_path / "after.py").write_text(HAZARD_FN + "\n\ndef main():\n    return f(torch.ones(2, requires_grad=True))\n")
-    proc = fip("verify", "hang.py", "crash.py", "broken.py", "after.py", "--timeout", "3", "--device", "cpu",
-               "--format", "json", cwd=tmp_path)
+    proc = fip("verify", "hang.py", "crash.py", "broken.py", "after.py", "--entry", "main", "--timeout", "3",
+               "--device", "cpu", "--format", "json", cwd=tmp_path)
     assert "Traceback" not in proc.stderr
     rows = {r["path"]: r for r in json.loads(proc.stdout)["results"]}
     assert rows["hang.py"]["status"] == "failed" and "timed out after 3 s" in rows["hang.py"]["reason"]
@@ -226,13 +360,13 @@ def test_cuda_without_cuda_is_a_clear_skip():
 def test_fix_verify_applies_only_verified_files(tmp_path):
     for name in ("01_clone_before_write_int_index", "60_wrap_no_grad_manual_sgd"):
         shutil.copy(FIX_DIR / name / "before.py", tmp_path / f"{name}.py")
+    (tmp_path / "noinputs.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, n: int):"))
     proc = fip("fix", ".", "--verify", "--apply", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr  # the unverified file's hazard remains
-    assert (tmp_path / "01_clone_before_write_int_index.py").read_text() == (
-        FIX_DIR / "01_clone_before_write_int_index" / "after.py").read_text()
-    assert (tmp_path / "60_wrap_no_grad_manual_sgd.py").read_text() == (
-        FIX_DIR / "60_wrap_no_grad_manual_sgd" / "before.py").read_text()
-    assert "fix not applied: verification skipped" in proc.stderr
+    for name in ("01_clone_before_write_int_index", "60_wrap_no_grad_manual_sgd"):
+        assert (tmp_path / f"{name}.py").read_text() == (FIX_DIR / name / "after.py").read_text()
+    assert (tmp_path / "noinputs.py").read_text() == HAZARD_FN.replace("def f(x):", "def f(x, n: int):")
+    assert "noinputs.py: fix not applied: verification skipped" in proc.stderr
 
 
 def test_parent_process_never_imports_torch(tmp_path):

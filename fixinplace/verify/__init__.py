@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fixinplace.verify.declare import declared_inputs
 from fixinplace.verify.plan import NO_INPUTS, Changed, changed_functions, defines, zero_arg_main
 from fixinplace.verify.runner import DEFAULT_TIMEOUT, run_jobs
 
@@ -82,27 +83,39 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             report.notes.append(f"{pair.path}: no fix to verify")
             continue
         functions = changed_functions(pair.original, pair.patched, pair.codes_by_line)
+        declared, root, config_error = declared_inputs(pair.path)
+        if config_error:
+            report.notes.append(f"{pair.path}: [tool.fixinplace.verify] not used: {config_error}")
 
-        def add_job(entry_name: str, inputs_name: str | None, covers: list[Changed]) -> None:
+        def add_job(entry_name: str, inputs_name: str | None, covers: list[Changed], synth: dict | None = None,
+                    fallback: str = "") -> None:
             job_id = len(jobs)
             jobs.append({"id": job_id, "path": pair.path, "original": pair.original, "patched": pair.patched,
-                         "entry": entry_name, "inputs": inputs_name or "", "devices": [device]})
+                         "entry": entry_name, "inputs": inputs_name or "", "devices": [device], "synth": synth,
+                         "fallback": fallback, "root": root})
             plan.append((pair, covers, job_id))
 
         if entry:
             add_job(entry, inputs, functions)
             continue
+        has_main = zero_arg_main(pair.original)
         uncovered = []
         for fn in functions:
-            if fn.inputs and "<locals>" not in fn.function and fn.function != "<module>":
-                add_job(fn.function, fn.inputs, [fn])
+            factory = fn.inputs or declared.get(fn.function, "")
+            if factory and "<locals>" not in fn.function and fn.function != "<module>":
+                add_job(fn.function, factory, [fn])
+            elif fn.synth.ok and not fn.synth.params and not fn.synth.cls:
+                add_job(fn.synth.entry, None, [fn])  # no parameters: called as it is
+            elif fn.synth.ok:
+                add_job(fn.synth.entry, None, [fn], fn.synth.to_json(), "main" if has_main else "")
             else:
                 uncovered.append(fn)
         if uncovered:
-            if zero_arg_main(pair.original):
+            if has_main:
                 add_job("main", None, uncovered)
             else:
-                plan.append((pair, uncovered, _skip(device, NO_INPUTS)))
+                for fn in uncovered:
+                    plan.append((pair, [fn], _skip(device, f"{NO_INPUTS} ({fn.synth.reason})")))
     results = run_jobs(jobs, timeout) if jobs else {}
     for pair, covers, how in plan:
         per_device = results[how] if isinstance(how, int) else how

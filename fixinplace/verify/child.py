@@ -1,7 +1,7 @@
 """The child process of `fixinplace verify`: the only place where user code runs and torch is imported.
 
 Protocol: one JSON object on stdin, `{"jobs": [{"id", "path", "original", "patched", "entry", "inputs",
-"devices"}]}`; on stdout one JSON line `{"ready": true, "cuda": bool}` (or `{"ready": false, "error": str}`), then
+"devices", "synth", "fallback", "root"}]}`; on stdout one JSON line `{"ready": true, "cuda": bool}` (or `{"ready": false, "error": str}`), then
 per job, in order, `{"job": id, "results": [{"device", "status", "reason", "max_abs_diff", "reference"}]}`.
 Whatever the user code prints goes to stderr, so it cannot corrupt the protocol.
 """
@@ -40,9 +40,10 @@ def main() -> int:
             else:
                 devices.append(device)
         folder = os.path.dirname(os.path.abspath(job["path"]))
-        added = folder not in sys.path
-        if added:
-            sys.path.insert(0, folder)  # the user's sibling modules import as when run as a script
+        # The user's sibling modules import as when run as a script; `MODULE:NAME` factories from the project root.
+        added = [f for f in (folder, job.get("root") or "") if f and f not in sys.path]
+        for f in reversed(added):
+            sys.path.insert(0, f)
         results = []
         try:
             for device in devices:
@@ -54,8 +55,9 @@ def main() -> int:
                 result["device"] = device
                 results.append(result)
         finally:
-            if added and folder in sys.path:
-                sys.path.remove(folder)
+            for f in added:
+                if f in sys.path:
+                    sys.path.remove(f)
         emit({"job": job["id"], "results": results})
     return 0
 

@@ -1,8 +1,9 @@
 """Comparing what two runs produced (runs in the child process: imports torch).
 
-A run's result is flattened into `{path: (kind, value)}` where `kind` is "outputs" or "grads": every tensor the
-entry returned (nested tuples/lists/dicts, nn.Module parameters and buffers) is an output; the `.grad` of every leaf
-tensor found there, and every value under a dict key containing "grad", is a gradient. Tensors are snapshotted
+A run's result is flattened into `{path: (kind, value)}` where `kind` is "outputs", "grads" or "effects": every
+tensor the entry returned (nested tuples/lists/dicts, nn.Module parameters and buffers) is an output; the `.grad` of
+every leaf tensor found there, and every value under a dict key containing "grad", is a gradient; the state of
+an argument after the call (see `reference`) is an effect. Tensors are snapshotted
 (detached, cloned, moved to CPU) as soon as the run ends, so later runs cannot change them.
 """
 
@@ -67,7 +68,8 @@ def flatten(obj, prefix: str = "result", kind: str = "outputs", out: dict | None
     return out
 
 
-def _diff_tensors(a: torch.Tensor, b: torch.Tensor, device: str) -> tuple[bool, float, str]:
+def _diff_tensors(a: torch.Tensor, b: torch.Tensor, device: str,
+                  tolerances: tuple[float, float] | None = None) -> tuple[bool, float, str]:
     """(close, max abs diff, why not) for two snapshots."""
     if a.dtype != b.dtype:
         return False, math.inf, f"dtype {b.dtype} != reference {a.dtype}"
@@ -86,7 +88,7 @@ def _diff_tensors(a: torch.Tensor, b: torch.Tensor, device: str) -> tuple[bool, 
         inf_same = torch.isinf(x) & (x == y)
         d = torch.where(inf_same, torch.zeros_like(d), d)
         maxd = float(d.max())
-        rtol, atol = tolerance(a.dtype, device)
+        rtol, atol = tolerances or tolerance(a.dtype, device)
         ok = bool(torch.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
         return ok, maxd, "" if ok else f"values differ (max abs diff {maxd:.3g}, rtol {rtol:g}, atol {atol:g})"
     equal = bool(torch.equal(a, b))
@@ -94,11 +96,20 @@ def _diff_tensors(a: torch.Tensor, b: torch.Tensor, device: str) -> tuple[bool, 
     return equal, maxd, "" if equal else f"values differ (max abs diff {maxd:.3g})"
 
 
-def compare(reference: dict, patched: dict, device: str) -> tuple[bool, str, dict]:
-    """(all close, first reason, {"outputs": max diff, "grads": max diff}) of two flattened results."""
-    maxima = {"outputs": 0.0, "grads": 0.0}
-    missing = sorted(set(reference) - set(patched))
-    extra = sorted(set(patched) - set(reference))
+def _zero(entry) -> bool:
+    kind, value = entry
+    return kind == "grads" and isinstance(value, torch.Tensor) and not bool((value != 0).any())
+
+
+def compare(reference: dict, patched: dict, device: str,
+            tolerances: tuple[float, float] | None = None) -> tuple[bool, str, dict]:
+    """(all close, first reason, {"outputs", "grads", "effects": max diff}) of two flattened results.
+
+    A gradient of zeros on one side and none on the other are the same (an overwritten tensor's gradient is None
+    after an out-of-place rewrite, zeros in place); `tolerances` (rtol, atol) replaces the per-dtype ones."""
+    maxima = {"outputs": 0.0, "grads": 0.0, "effects": 0.0}
+    missing = sorted(k for k in set(reference) - set(patched) if not _zero(reference[k]))
+    extra = sorted(k for k in set(patched) - set(reference) if not _zero(patched[k]))
     if missing or extra:
         parts = []
         if missing:
@@ -107,11 +118,11 @@ def compare(reference: dict, patched: dict, device: str) -> tuple[bool, str, dic
             parts.append("extra " + ", ".join(extra[:3]))
         return False, "the patched code returns a different structure: " + "; ".join(parts), maxima
     reasons = []
-    for key in sorted(reference):
+    for key in sorted(set(reference) & set(patched)):
         kind, a = reference[key]
         _, b = patched[key]
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            ok, d, why = _diff_tensors(a, b, device)
+            ok, d, why = _diff_tensors(a, b, device, tolerances)
             if math.isfinite(d):  # a shape, dtype or NaN mismatch is said in the reason, not as a number
                 maxima[kind] = max(maxima[kind], d)
         elif isinstance(a, float) and isinstance(b, float):

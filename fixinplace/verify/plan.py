@@ -2,9 +2,10 @@
 
 A function's inputs come from, in this order: `--entry NAME [--inputs FACTORY]` (one run covers every changed
 function of the file); a comment `# fixinplace: inputs=FACTORY` on the lines just above the function (or its
-decorators), calling `function(*FACTORY())`; a module-level zero-argument function `main`, whose run covers the
-changed functions that have no declaration. Otherwise the function is `skipped` ("no inputs: pass
---entry/--inputs"). Input synthesis from annotations is not done yet.
+decorators), calling `function(*FACTORY())`; `[tool.fixinplace.verify] inputs` in the nearest pyproject
+(`declare`); synthesised inputs (`signature`: tensor parameters, an instance built without arguments; the shapes
+are chosen in the child); a module-level zero-argument function `main`, whose run covers the changed functions
+that have none of these (and those whose synthesis fails in the child). Otherwise the function is `skipped`.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from fixinplace.verify.signature import SynthSpec, synth_spec, top_classes
+
 INPUTS_COMMENT = re.compile(r"#\s*fixinplace:\s*inputs\s*=\s*([A-Za-z_][A-Za-z0-9_.]*)")
-NO_INPUTS = "no inputs: pass --entry/--inputs"
+NO_INPUTS = "no inputs: pass --entry/--inputs or declare a factory"
 MODULE = "<module>"
 
 
@@ -28,6 +31,7 @@ class Changed:
     codes: list[str] = field(default_factory=list)
     inputs: str = ""  # from the `# fixinplace: inputs=` comment
     args: int = 0  # required positional parameters
+    synth: SynthSpec = field(default_factory=SynthSpec)  # how to call it on synthesised inputs
 
 
 def _functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
@@ -71,6 +75,7 @@ def changed_functions(original: str, patched: str, codes_by_line: dict[int, list
     tree = ast.parse(original)
     lines = original.splitlines()
     functions = _functions(tree)
+    classes = top_classes(tree)
     old, new = original.splitlines(), patched.splitlines()
     touched: list[int] = []
     for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
@@ -99,7 +104,9 @@ def changed_functions(original: str, patched: str, codes_by_line: dict[int, list
             key, fn, def_line = hit[0], hit[1], hit[1].lineno
         if key not in out:
             out[key] = Changed(key, def_line, inputs=_declared_inputs(lines, fn) if fn is not None else "",
-                               args=_required_args(fn) if fn is not None else 0)
+                               args=_required_args(fn) if fn is not None else 0,
+                               synth=synth_spec(key, fn, classes) if fn is not None else SynthSpec(
+                                   entry=key, reason="module-level code: no inputs can be synthesised for it"))
     orphans: list[str] = []  # fixed somewhere else than the write (clone at the save site, in the caller)
     for line, codes in codes_by_line.items():
         hit = innermost(line)

@@ -1,0 +1,146 @@
+"""What input synthesis needs to know about a function, read from its source (parent process: no torch).
+
+A changed function can be called on synthesised inputs when every required parameter is a tensor: unannotated, or
+annotated as a tensor (`Tensor`, `torch.Tensor`, `Optional[Tensor]`, `Annotated[Tensor, ...]`, jaxtyping-style
+`Float[Tensor, "b 3"]`). A shape comes from the annotation when it says one: `Annotated[Tensor, (2, 3)]`,
+`Annotated[Tensor, "2 3"]` or `Float[Tensor, "batch 3"]` (integers as written; a named dimension gets one size per
+name in the function, 2, 3, 4, ... in order of first use; `...` and `*name` stand for no dimension). A method is
+called on an instance of its class built without arguments (the class must be at module level); a changed
+`__init__` is verified through the class's `forward`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+@dataclass
+class SynthSpec:
+    """How to call a function on synthesised inputs: `entry` (dotted), `cls` (instance to build, or ""),
+    one `(name, shape or None)` per tensor parameter; `reason` says why it cannot be done (then `ok` is False)."""
+
+    entry: str = ""
+    cls: str = ""
+    params: list[tuple[str, list[int] | None]] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.reason
+
+    def to_json(self) -> dict:
+        return {"entry": self.entry, "cls": self.cls, "params": [[n, s] for n, s in self.params]}
+
+
+def _name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.rsplit(".", 1)[-1]
+    return ""
+
+
+def _dims(text: str, names: dict[str, int]) -> list[int] | None:
+    shape: list[int] = []
+    for token in text.replace(",", " ").split():
+        if token == "..." or token.startswith("*"):
+            continue
+        if token.isdigit():
+            shape.append(int(token))
+        elif token.isidentifier():
+            shape.append(names.setdefault(token, 2 + len(names)))
+        else:
+            return None
+    return shape
+
+
+def _shape_of(meta: ast.AST, names: dict[str, int]) -> list[int] | None:
+    if isinstance(meta, ast.Constant) and isinstance(meta.value, str):
+        return _dims(meta.value, names)
+    if isinstance(meta, (ast.Tuple, ast.List)) and all(
+            isinstance(e, ast.Constant) and type(e.value) is int and e.value > 0 for e in meta.elts):
+        return [e.value for e in meta.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def classify(annotation: ast.AST | None, names: dict[str, int]) -> tuple[bool, list[int] | None]:
+    """(is a tensor parameter, shape or None) for one parameter annotation."""
+    if annotation is None:
+        return True, None
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # a string annotation
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return True, None
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):  # Tensor | None
+        sides = [s for s in (annotation.left, annotation.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+        return classify(sides[0], names) if len(sides) == 1 else (False, None)
+    if isinstance(annotation, ast.Subscript):
+        head = _name(annotation.value)
+        items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        if head == "Optional":
+            return classify(items[0], names)
+        if head == "Annotated":
+            tensor, shape = classify(items[0], names)
+            for meta in items[1:]:
+                shape = shape or _shape_of(meta, names)
+            return tensor, shape
+        if len(items) == 2 and "Tensor" in _name(items[0]):  # jaxtyping: Float[Tensor, "b 3"]
+            return True, _shape_of(items[1], names)
+        return False, None
+    name = _name(annotation)
+    if "Tensor" in name or name == "Parameter":
+        return True, None
+    return False, None  # int, float, a class of the user's: not a tensor
+
+
+def synth_spec(qualname: str, fn: ast.AST, classes: dict[str, ast.ClassDef]) -> SynthSpec:
+    """How to call `qualname` (its `def` node `fn`) on synthesised inputs, or why that cannot be done."""
+    spec = SynthSpec(entry=qualname)
+    if "<locals>" in qualname or qualname == "<module>":
+        spec.reason = "a nested function or module-level code: no inputs can be synthesised for it"
+        return spec
+    parts = qualname.split(".")
+    if len(parts) > 2:
+        spec.reason = f"{qualname}: a method of a nested class: no inputs can be synthesised for it"
+        return spec
+    decorators = {_name(d) for d in fn.decorator_list}  # type: ignore[attr-defined]
+    args = fn.args  # type: ignore[attr-defined]
+    positional = list(args.posonlyargs) + list(args.args)
+    if len(parts) == 2:
+        if "classmethod" in decorators or "property" in decorators:
+            spec.reason = f"{qualname}: a classmethod or property: no inputs can be synthesised for it"
+            return spec
+        if "staticmethod" not in decorators:
+            spec.cls = parts[0]
+            positional = positional[1:]
+            if parts[1] == "__init__":  # verified through the class's forward
+                forward = next((n for n in classes[parts[0]].body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                and n.name == "forward"), None) if parts[0] in classes else None
+                if forward is None:
+                    spec.reason = f"{qualname}: the class has no forward to call on synthesised inputs"
+                    return spec
+                return synth_spec(f"{parts[0]}.forward", forward, classes)
+    if isinstance(fn, ast.AsyncFunctionDef):
+        spec.reason = f"{qualname}: a coroutine function: no inputs can be synthesised for it"
+        return spec
+    required = positional[: len(positional) - len(args.defaults)] if args.defaults else positional
+    if any(d is None for d in args.kw_defaults):
+        spec.reason = f"{qualname}: a required keyword-only parameter: no inputs can be synthesised for it"
+        return spec
+    names: dict[str, int] = {}
+    for a in required:
+        tensor, shape = classify(a.annotation, names)
+        if not tensor:
+            spec.reason = (f"{qualname}: parameter {a.arg!r} is not a tensor ({ast.unparse(a.annotation)}): "
+                           "no inputs can be synthesised for it")
+            return spec
+        spec.params.append((a.arg, shape))
+    return spec
+
+
+def top_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    """Module-level classes by name."""
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
