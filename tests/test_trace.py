@@ -1,0 +1,225 @@
+"""`fixinplace trace`: real programs run under the tracer by the real command line (subprocesses), the pytest
+plugin, the `fixinplace.trace()` context manager, and the tracer's promise not to change results."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from clirun import REPO, cli
+
+torch = pytest.importorskip("torch")
+
+PROGRAMS = Path(__file__).parent / "trace_programs"
+
+
+def markers(program: Path) -> dict:
+    """{"MUTATION": line, "SAVED": line, "BACKWARD": line} from the program's end-of-line markers."""
+    found = {}
+    for number, line in enumerate(program.read_text().splitlines(), 1):
+        if "#" in line:
+            for word in line.rsplit("#", 1)[1].split():
+                found[word] = number
+    return found
+
+
+def trace_json(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """Run `fixinplace trace --format json -o FILE ARGS` and return the process and the parsed report."""
+    out = tmp_path / "report.json"
+    proc = cli("trace", "--format", "json", "-o", str(out), *args, cwd=tmp_path)
+    return proc, json.loads(out.read_text())
+
+
+# program, kind, the op of the write, the op of the save, whether the program dies of autograd's error
+HAZARDS = [
+    ("saved_output.py", "invalidated", "__setitem__", "exp", True),
+    ("saved_input.py", "invalidated", "add_", "sin", True),
+    ("view_alias.py", "invalidated", "fill_", "sigmoid", True),
+    ("detach.py", "invalidated", "zero_", "tanh", True),
+    ("leaf.py", "invalidated", "mul_", "mul", True),
+    ("gan.py", "invalidated", "_foreach_add_", "linear", True),
+    ("loop.py", "invalidated", "__setitem__", "matmul", True),
+    ("data_write.py", "silent", "mul_", "mul", False),
+    ("fused_adam.py", "silent", "_fused_adam_", "linear", False),
+]
+
+
+def _start(tmp: Path, name: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("FIXINPLACE_DEBUG", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "fixinplace", "trace", "--format", "json", "-o", str(tmp / f"{name}.json"),
+         str(PROGRAMS / name)],
+        cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory) -> dict:
+    """{program: (returncode, stderr, report)} for every hazard program, the CLI runs started side by side."""
+    tmp = tmp_path_factory.mktemp("traced")
+    procs = {name: _start(tmp, name) for name, *_ in HAZARDS}
+    out = {}
+    for name, proc in procs.items():
+        _, err = proc.communicate(timeout=300)
+        out[name] = (proc.returncode, err, json.loads((tmp / f"{name}.json").read_text()))
+    return out
+
+
+@pytest.mark.parametrize("name, kind, write_op, save_op, dies", HAZARDS, ids=[h[0] for h in HAZARDS])
+def test_hazard_families_name_both_lines(traced, name, kind, write_op, save_op, dies):
+    program = PROGRAMS / name
+    lines = markers(program)
+    returncode, stderr, report = traced[name]
+    assert returncode == 1, stderr
+    assert len(report["findings"]) == 1, report
+    f = report["findings"][0]
+    assert f["kind"] == kind
+    assert (f["mutation"]["line"], f["mutation"]["op"]) == (lines["MUTATION"], write_op)
+    assert (f["saved_by"]["line"], f["saved_by"]["op"]) == (lines["SAVED"], save_op)
+    assert f["backward"]["line"] == lines["BACKWARD"]
+    assert f["mutation"]["path"].endswith(f"trace_programs/{name}")
+    assert f["mutation"]["source"] and f["mutation"]["source"] in program.read_text()
+    assert f["tensor"]["dtype"] == "float32" and f["tensor"]["shape"]
+    if kind == "invalidated":
+        assert f["tensor"]["version"] > f["tensor"]["saved_version"]
+    # the program's own failure (autograd's error) is printed as Python prints it, without the tracer's frames
+    assert ("modified by an inplace operation" in stderr) == dies
+    assert "fixinplace/trace/" not in stderr
+
+
+def test_json_fix_field(traced):
+    fix = traced["detach.py"][2]["findings"][0]["fix"]
+    assert fix["applicability"] in ("safe", "unsafe") and fix["title"]
+    assert "+y = y.clone()" in fix["diff"]
+    assert "fix" not in traced["fused_adam.py"][2]["findings"][0]  # `check` has no fix for `opt.step()`
+
+
+def test_text_report_comes_before_the_traceback_and_shows_the_fix(tmp_path):
+    program = PROGRAMS / "saved_output.py"
+    lines = markers(program)
+    proc = cli("trace", str(program), cwd=tmp_path)
+    assert proc.returncode == 1
+    err = proc.stderr
+    assert f"saved_output.py:{lines['MUTATION']}: `__setitem__` wrote a tensor saved for backward" in err
+    assert "saved by `exp` at " in err and f"saved_output.py:{lines['SAVED']}" in err
+    assert f"    {lines['MUTATION']} | u[0] = 666" in err
+    assert "+u = u.clone()" in err  # the static fix for that line, as a diff
+    assert err.index("fixinplace trace: 1 hazard found") < err.index("Traceback (most recent call last):")
+    assert err.rstrip().splitlines()[-1].startswith("RuntimeError: one of the variables needed for gradient")
+
+
+def test_clean_program_reports_nothing_and_keeps_its_arguments_and_exit_status(tmp_path):
+    program = PROGRAMS / "clean_training.py"
+    proc, report = trace_json(tmp_path, str(program), "--exit", "3", "--format", "x")
+    assert (proc.returncode, report) == (3, {"findings": []}), proc.stderr
+    assert "args ['--exit', '3', '--format', 'x']" in proc.stdout
+
+
+def test_module_mode_runs_as_main(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "train.py").write_text(
+        "import sys\nimport torch\nassert __name__ == '__main__' and sys.argv[1:] == ['-v'], sys.argv\n"
+        "x = torch.ones(2, requires_grad=True)\ny = x.sigmoid()\ny.mul_(2)\ny.sum().backward()\n"
+    )
+    proc, report = trace_json(tmp_path, "-m", "pkg.train", "-v")
+    assert proc.returncode == 1, proc.stderr
+    (f,) = report["findings"]
+    assert (f["mutation"]["path"], f["mutation"]["line"], f["saved_by"]["line"]) == ("pkg/train.py", 6, 5)
+
+
+def test_missing_targets_are_one_line_errors(tmp_path):
+    for args in (["nope.py"], ["-m", "no_such_module_xyz"]):
+        proc = cli("trace", *args, cwd=tmp_path)
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("fixinplace: error: "), proc.stderr
+
+
+def test_context_manager_and_import_without_torch(tmp_path):
+    script = tmp_path / "inline.py"
+    script.write_text(
+        "import sys\nimport fixinplace\nassert 'torch' not in sys.modules\nimport torch\n"
+        "x = torch.ones(3, requires_grad=True)\nwith fixinplace.trace() as t:\n"
+        "    y = x.exp()\n    y.add_(1)\n"
+        "assert len(t.findings) == 1 and t.findings[0].backward is None\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "inline.py:8: `add_` wrote a tensor saved for backward" in proc.stderr
+    assert "no backward used it during the trace" in proc.stderr
+
+
+def test_pytest_plugin(tmp_path):
+    (tmp_path / "test_model.py").write_text(
+        "import torch\n\n\ndef test_bad():\n    x = torch.randn(3, requires_grad=True)\n    y = x.tanh()\n"
+        "    y.detach().zero_()\n    try:\n        y.sum().backward()\n    except RuntimeError:\n        pass\n\n\n"
+        "def test_good():\n    x = torch.randn(3, requires_grad=True)\n    (x * 2).sum().backward()\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "fixinplace.pytest_plugin", "test_model.py"]
+    proc = subprocess.run(base + ["--fixinplace-trace"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 1, proc.stdout
+    assert "2 passed" in proc.stdout
+    assert "test_model.py::test_bad" in proc.stdout and "test_good" not in proc.stdout.split("fixinplace trace")[-1]
+    assert "test_model.py:7: `zero_` wrote a tensor saved for backward" in proc.stdout
+    proc = subprocess.run(base, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stdout
+
+
+def _train(steps: int, traced: bool):
+    """A small MLP trained for `steps` steps (Adam, in-place ReLU, dropout), with or without the tracer."""
+    import fixinplace
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(inplace=True), torch.nn.Dropout(0.2),
+                                torch.nn.Linear(32, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = torch.randn(64, 16), torch.randint(0, 4, (64,))
+
+    def run():
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+
+    if traced:
+        with fixinplace.trace(report=False) as t:
+            run()
+        assert t.findings == []
+    else:
+        run()
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def test_tracer_leaves_training_bit_identical():
+    plain, traced = _train(30, False), _train(30, True)
+    assert all(torch.equal(a, b) for a, b in zip(plain, traced))
+
+
+def test_saved_tensors_are_released_without_the_garbage_collector():
+    from fixinplace.trace.tracer import Tracer
+
+    gc.disable()
+    try:
+        with Tracer() as tracer:
+            x = torch.randn(8, 8, requires_grad=True)
+            for _ in range(3):
+                loss = x.exp().sigmoid().sum()
+                assert len(list(tracer.registry.records())) == 2
+                loss.backward()
+                assert list(tracer.registry.records()) == []
+            loss = x.tanh().sum()
+            del loss  # a graph dropped without backward frees its saves too
+            assert list(tracer.registry.records()) == []
+    finally:
+        gc.enable()
+    assert tracer.findings == []
