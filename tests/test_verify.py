@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -247,6 +246,69 @@ def test_shapes_from_annotations():
     assert rows["a.py"]["status"] == "verified", rows["a.py"]
     assert "shapes [(3, 5), (2, 5)]" in rows["a.py"]["reason"]
     assert rows["b.py"]["status"] == "failed" and rows["b.py"]["max_abs_diff"]["outputs"] > 0
+
+
+ORACLE_HEAD = "import torch\nfrom torch import nn\n\n\n"
+NO_HOOKS = ORACLE_HEAD + """\
+def f(x):
+    with torch.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+        y = torch.exp(x)
+        WRITE
+    return y
+"""
+BUMP = ORACLE_HEAD + """\
+class Bump(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        self.w.add_(1)
+        return x * self.w
+"""
+STRAIGHT_THROUGH = ORACLE_HEAD + """\
+def f(x):
+    y = torch.exp(x)
+    y.add_(1)
+    return y + (torch.round(y) - y).detach()
+"""
+
+
+def test_functionalize_and_finite_difference_references():
+    """Code that refuses saved-tensor hooks cannot run under allow_mutation_on_saved_tensors: functionalize is the
+    reference for a method write; an index assignment fails there too, and finite differences are; a parameter
+    written in place (the leaf error, no .grad) has only finite differences."""
+    from fixinplace.verify import FilePair, verify_pairs
+
+    method = NO_HOOKS.replace("WRITE", "y.add_(1)")
+    index = NO_HOOKS.replace("WRITE", "y[0] = y[1] * 0.5")
+    index_fixed = index.replace("y[0] = y[1] * 0.5", "y = y.clone()\n        y[0] = y[1] * 0.5")
+    bump_fixed = BUMP.replace("        self.w.add_(1)\n", "        with torch.no_grad():\n            self.w.add_(1)\n")
+    bump_unsafe = BUMP.replace("        self.w.add_(1)\n        return x * self.w\n", "        return x * (self.w + 1)\n")
+    pairs = [
+        FilePair("method.py", method, method.replace("y.add_(1)", "y = y.add(1)"), {}),
+        FilePair("method_wrong.py", method, method.replace("y.add_(1)", "y = y.add(2)"), {}),
+        FilePair("index.py", index, index_fixed, {}),
+        FilePair("index_wrong.py", index, index_fixed.replace("y[1] * 0.5", "y[1] * 0.25"), {}),
+        FilePair("bump.py", BUMP, bump_fixed, {}),
+        FilePair("bump_unsafe.py", BUMP, bump_unsafe, {}),
+        FilePair("ste.py", STRAIGHT_THROUGH, STRAIGHT_THROUGH.replace("y.add_(1)", "y = y.add(1)"), {}),
+    ]
+    rows = {r["path"]: r for r in verify_pairs(pairs, device="cpu").results}
+    assert rows["method.py"]["status"] == "verified" and rows["method.py"]["reference"] == "functionalize"
+    assert "cross-checked by central finite differences" in rows["method.py"]["reason"]
+    assert rows["method_wrong.py"]["status"] == "failed" and rows["method_wrong.py"]["reference"] == "functionalize"
+    assert rows["index.py"]["status"] == "verified", rows["index.py"]
+    assert rows["index.py"]["reference"] == "finite_differences"
+    assert "functionalize: RuntimeError: derivative for aten::copy is not implemented" in rows["index.py"]["reason"]
+    assert "(12 forward calls;" in rows["index.py"]["reason"]
+    assert rows["index_wrong.py"]["status"] == "failed" and rows["index_wrong.py"]["max_abs_diff"]["grads"] > 0.1
+    assert rows["bump.py"]["status"] == "verified" and rows["bump.py"]["reference"] == "finite_differences"
+    assert rows["bump_unsafe.py"]["status"] == "failed"
+    assert rows["bump_unsafe.py"]["reason"].startswith("the fix changes behaviour: self.w is left different")
+    # A straight-through estimator: autograd's gradient is not the derivative, so the proof is not complete.
+    assert rows["ste.py"]["status"] == "skipped"
+    assert rows["ste.py"]["reason"].startswith("not proved: the reference's gradients disagree with central finite")
 
 
 PROJECT_MODULE = """\
