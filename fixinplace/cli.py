@@ -368,7 +368,8 @@ def verify(
     inputs: Annotated[
         Optional[str],
         typer.Option("--inputs", metavar="NAME", help="Zero-argument function returning the entry's arguments "
-                     "(a tuple or list); the entry is called as entry(*inputs()).", show_default=False),
+                     "(a tuple or list); the entry is called as entry(*inputs()). NAME is a function of the file, "
+                     "or MODULE:NAME to import it.", show_default=False),
     ] = None,
     device: Annotated[
         DeviceChoice, typer.Option("--device", help="Where to run: cpu, cuda, or all available.", case_sensitive=False)
@@ -411,7 +412,7 @@ def verify(
             errors.append(f"{path}: error: {_one_line(e)}")
             continue
         for name in (entry, inputs):
-            if name and pair.original != pair.patched and not defines(pair.original, name):
+            if name and ":" not in name and pair.original != pair.patched and not defines(pair.original, name):
                 raise _fail(f"{path}: no top-level {name!r} in this file")
         pairs.append(pair)
     report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout)
