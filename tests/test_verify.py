@@ -209,10 +209,24 @@ def odd_shape(x):
 """
 
 
+FALLBACK_MAIN = """
+
+def main():
+    x = torch.randn(2, 3, requires_grad=True)
+    out = NeedsArgs(2.0)(x)
+    out.sum().backward()
+    return out, x.grad
+"""
+
+
 def test_synthesised_inputs_and_side_effects(tmp_path):
     (tmp_path / "m.py").write_text(SYNTH_MODULE)
-    rc, rows, stderr = verify_json("m.py", "--device", "cpu", "--unsafe-fixes", cwd=tmp_path)
-    by_fn = {r["function"]: r for r in rows}
+    (tmp_path / "fallback.py").write_text(SYNTH_MODULE.split("\n\n\ndef odd_shape")[0] + FALLBACK_MAIN)
+    rc, rows, stderr = verify_json("m.py", "fallback.py", "--device", "cpu", "--unsafe-fixes", cwd=tmp_path)
+    fallback = [r for r in rows if r["path"] == "fallback.py" and r["function"] == "NeedsArgs.forward"]
+    assert [r["status"] for r in fallback] == ["verified"], fallback
+    assert fallback[0]["reason"].startswith("through main() (no synthesised inputs: NeedsArgs() cannot be built")
+    by_fn = {r["function"]: r for r in rows if r["path"] == "m.py"}
     assert set(by_fn) == {"Net.forward", "shift_", "NeedsArgs.forward", "odd_shape"}
     # Shapes from the module's first layer (Linear(7, 2)), float64 parameters; index assignment: allow_mutation.
     net = by_fn["Net.forward"]
@@ -229,6 +243,42 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
     assert odd["status"] == "skipped" and "does not run on synthesised float64 inputs" in odd["reason"]
     assert "invalid for input of size" in odd["reason"]
     assert rc == 1
+
+
+def test_signature_classifies_parameters():
+    import ast
+
+    from fixinplace.verify.signature import classify, synth_spec, top_classes
+
+    def shape(annotation: str | None):
+        return classify(ast.parse(annotation, mode="eval").body if annotation else None, {})
+
+    assert shape(None) == (True, None)
+    assert shape("torch.Tensor") == (True, None)
+    assert shape("Optional[Tensor]") == (True, None)
+    assert shape("Tensor | None") == (True, None)
+    assert shape("Annotated[torch.Tensor, (3, 5)]") == (True, [3, 5])
+    assert shape("Annotated[Tensor, '2 3']") == (True, [2, 3])
+    assert shape("Float[Tensor, 'batch 3']") == (True, [2, 3])
+    assert shape("'Float[torch.Tensor, \"... c h\"]'") == (True, [2, 3])
+    assert shape("int") == (False, None)
+    assert shape("MyConfig") == (False, None)
+    source = (
+        "class M:\n    def __init__(self):\n        pass\n    def forward(self, x, y=None):\n        pass\n"
+        "    @staticmethod\n    def s(x):\n        pass\n    @classmethod\n    def c(cls, x):\n        pass\n"
+        "def f(a: Float[Tensor, 'n 4'], b: Float[Tensor, 'n'], *, k):\n    pass\n"
+        "def g(a: Float[Tensor, 'n 4'], b: Float[Tensor, 'n']):\n    pass\n"
+    )
+    tree = ast.parse(source)
+    defs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    classes = top_classes(tree)
+    init = synth_spec("M.__init__", defs["__init__"], classes)
+    assert (init.entry, init.cls, init.params, init.ok) == ("M.forward", "M", [("x", None)], True)
+    assert synth_spec("M.s", defs["s"], classes).to_json() == {"entry": "M.s", "cls": "", "params": [["x", None]]}
+    assert "classmethod" in synth_spec("M.c", defs["c"], classes).reason
+    assert "keyword-only" in synth_spec("f", defs["f"], classes).reason
+    assert synth_spec("g", defs["g"], classes).params == [("a", [2, 4]), ("b", [2])]  # one size per name
+    assert "nested" in synth_spec("h.<locals>.k", defs["g"], classes).reason
 
 
 def test_shapes_from_annotations():
@@ -343,6 +393,10 @@ def test_pyproject_declarations(tmp_path):
     assert by_fn["f"]["status"] == "verified" and by_fn["g"]["status"] == "verified", rows
     assert all("synthesised" not in r["reason"] for r in rows)
     assert rc == 0
+    # The same importable factory named on the command line (MODULE:NAME).
+    rc, rows, _ = verify_json("pkg/m.py", "--entry", "g", "--inputs", "factories:make_g", "--device", "cpu",
+                              cwd=tmp_path)
+    assert [r["status"] for r in rows] == ["verified", "verified"] and rc == 0
     # A wrong shape in the table is a usage error naming the file and the key.
     (tmp_path / "pyproject.toml").write_text('[tool.fixinplace.verify]\ninputs = ["f"]\n')
     proc = fip("verify", "pkg/m.py", cwd=tmp_path)
