@@ -48,18 +48,16 @@ class _WriteMode(TorchFunctionMode):
             return func(*args, **(kwargs or {}))
         name, by_name = classify(func)
         if not (by_name or kwargs) or not tracer.registry:
-            previous, tracer.op = tracer.op, name
-            try:
-                return func(*args, **(kwargs or {}))
-            finally:
-                tracer.op = previous
+            # The mode is off while `func` runs (torch pops it), so calls do not nest here: no stack of op names.
+            tracer.op = name
+            result = func(*args, **(kwargs or {}))
+            tracer.op = None
+            return result
         written, label = written_tensors(name, by_name, args, kwargs, _Tensor)
         watched = tracer.saves_on(written) if written else []
-        previous, tracer.op = tracer.op, name
-        try:
-            result = func(*args, **(kwargs or {}))
-        finally:
-            tracer.op = previous
+        tracer.op = name
+        result = func(*args, **(kwargs or {}))
+        tracer.op = None
         if watched:
             tracer.after_write(watched, label, bumps_no_version(name))
         return result
