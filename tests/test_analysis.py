@@ -423,6 +423,49 @@ case("uncalled_helper_grad_mode_is_the_callers", "ok", {(6, "FIP102", "warning")
         return fp
 """)
 
+# A helper defined above its only caller is analysed through that call (grad mode off here), not also on its own
+# as if nothing called it (torch/optim/_muon.py: `_zeropower_via_newtonschulz` above `Muon.step`).
+case("helper_above_its_no_grad_caller", "ok", set(), """
+    import torch
+
+    def scale(t):
+        y = t.exp()
+        y.mul_(2)
+        return y
+
+    @torch.no_grad()
+    def update(p):
+        p.copy_(scale(p))
+""")
+
+# The same helper under a caller whose grad mode is unknown still gets its warning.
+case("helper_above_a_caller_with_unknown_grad_mode", "ok", {(5, "FIP101", "warning")}, """
+    import torch
+
+    def scale(t):
+        y = t.exp()
+        y.mul_(2)
+        return y
+
+    def update(p):
+        return scale(p)
+""")
+
+# A method sees module-level functions defined after its class (Python looks globals up at call time).
+case("method_calls_a_function_defined_below_the_class", "ok", set(), """
+    import torch
+
+    class Opt:
+        @torch.no_grad()
+        def step(self, p):
+            p.copy_(scale(p))
+
+    def scale(t):
+        y = t.exp()
+        y.mul_(2)
+        return y
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:

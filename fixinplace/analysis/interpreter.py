@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 from fixinplace.analysis import calls
@@ -196,16 +197,43 @@ class Interpreter:
         self._run_uncalled()
 
     def _run_uncalled(self) -> None:
+        """Run every function no analysed code called, callers first.
+
+        Functions whose name the file never mentions outside their own definition go first: running them inlines
+        the helpers they call (with the caller's grad mode and arguments), so a helper defined above its caller
+        is not also run on its own as if nothing called it. What is still not run after that runs last.
+        """
+        mentioned = self._mentioned_names()
         seen: set[int] = set()
-        index = 0
-        while index < len(self.defined):
-            fn = self.defined[index]
-            index += 1
-            key = id(fn.node)
-            if key in self.inlined or key in seen or isinstance(fn.node, ast.Lambda):
-                continue
-            seen.add(key)
-            self.run_unknown_context(fn)
+        for late in (False, True):
+            index = 0
+            while index < len(self.defined):
+                fn = self.defined[index]
+                index += 1
+                key = id(fn.node)
+                if key in self.inlined or key in seen or isinstance(fn.node, ast.Lambda):
+                    continue
+                if not late and mentioned.get(fn.node.name, 0) > 0:
+                    continue
+                seen.add(key)
+                self.run_unknown_context(fn)
+
+    def _mentioned_names(self) -> dict[str, int]:
+        """How often each name is read in the file (`name` or `x.name`), outside the definitions of that name."""
+        counts: dict[str, int] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                counts[node.id] = counts.get(node.id, 0) + 1
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                counts[node.attr] = counts.get(node.attr, 0) + 1
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for inner in ast.walk(node):  # a recursive call does not make a function called
+                    if isinstance(inner, ast.Name) and inner.id == node.name and isinstance(inner.ctx, ast.Load):
+                        counts[node.name] -= 1
+                    elif isinstance(inner, ast.Attribute) and inner.attr == node.name and isinstance(inner.ctx, ast.Load):
+                        counts[node.name] -= 1
+        return counts
 
     def run_unknown_context(self, fn: FunctionValue, owner: ClassValue | None = None) -> None:
         """Run one function with unknown arguments; values it returns are headed for a backward."""
@@ -376,7 +404,7 @@ class Interpreter:
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef, frame: Frame, owner: ClassValue | None = None) -> None:
         qualname = stmt.name if frame.function == "<module>" else f"{frame.function}.{stmt.name}"
-        fn = FunctionValue(node=stmt, qualname=qualname, env=frame.globals if frame.env is frame.globals else {**frame.globals, **frame.env})
+        fn = FunctionValue(node=stmt, qualname=qualname, env=self.scope_of_definition(frame, owner))
         for deco in stmt.decorator_list:
             target = deco.func if isinstance(deco, ast.Call) else deco
             dv = self.eval(target, frame)
@@ -398,6 +426,15 @@ class Interpreter:
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
+    @staticmethod
+    def scope_of_definition(frame: Frame, owner: ClassValue | None):
+        """The names a function defined in `frame` sees: the module's (live, as Python looks globals up at call
+        time, so a helper defined further down is found), under a snapshot of the enclosing function's locals.
+        A class body's names are not visible to its methods."""
+        if owner is not None or frame.function == "<module>" or frame.env is frame.globals:
+            return frame.globals
+        return ChainMap(dict(frame.env), frame.globals)
+
     def stmt_ClassDef(self, stmt: ast.ClassDef, frame: Frame) -> None:
         bases = [self.eval(b, frame) for b in stmt.bases]
         is_module: Tri = False
@@ -415,7 +452,8 @@ class Interpreter:
             for b in bases
         )
         class_frame = Frame(
-            env={}, globals=frame.globals, grad_mode=frame.grad_mode, function=stmt.name, path=frame.path
+            env={}, globals=self.scope_of_definition(frame, None), grad_mode=frame.grad_mode, function=stmt.name,
+            path=frame.path,
         )
         for item in stmt.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -756,7 +794,7 @@ class Interpreter:
         return value
 
     def expr_Lambda(self, node: ast.Lambda, frame: Frame) -> Value:
-        return FunctionValue(node=node, qualname="<lambda>", env={**frame.globals, **frame.env})
+        return FunctionValue(node=node, qualname="<lambda>", env=self.scope_of_definition(frame, None))
 
     def expr_Await(self, node: ast.Await, frame: Frame) -> Value:
         return self.eval(node.value, frame)
