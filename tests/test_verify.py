@@ -323,6 +323,14 @@ def f(x):
     return y + (torch.round(y) - y).detach()
 """
 
+STE_MAIN = """
+
+def main():
+    x = torch.randn(4, requires_grad=True)
+    f(x).sum().backward()
+    return x.grad
+"""
+
 
 def test_functionalize_and_finite_difference_references():
     """Code that refuses saved-tensor hooks cannot run under allow_mutation_on_saved_tensors: functionalize is the
@@ -343,6 +351,8 @@ def test_functionalize_and_finite_difference_references():
         FilePair("bump.py", BUMP, bump_fixed, {}),
         FilePair("bump_unsafe.py", BUMP, bump_unsafe, {}),
         FilePair("ste.py", STRAIGHT_THROUGH, STRAIGHT_THROUGH.replace("y.add_(1)", "y = y.add(1)"), {}),
+        FilePair("ste_main.py", STRAIGHT_THROUGH + STE_MAIN, (STRAIGHT_THROUGH + STE_MAIN).replace(
+            "y.add_(1)", "y = y.add(1)"), {}),
     ]
     rows = {r["path"]: r for r in verify_pairs(pairs, device="cpu").results}
     assert rows["method.py"]["status"] == "verified" and rows["method.py"]["reference"] == "functionalize"
@@ -359,6 +369,9 @@ def test_functionalize_and_finite_difference_references():
     # A straight-through estimator: autograd's gradient is not the derivative, so the proof is not complete.
     assert rows["ste.py"]["status"] == "skipped"
     assert rows["ste.py"]["reason"].startswith("not proved: the reference's gradients disagree with central finite")
+    # With a main(), a function whose synthesised run proves nothing is verified through main() instead.
+    assert rows["ste_main.py"]["status"] == "verified", rows["ste_main.py"]
+    assert rows["ste_main.py"]["reason"].startswith("through main() (on synthesised inputs: not proved")
 
 
 PROJECT_MODULE = """\

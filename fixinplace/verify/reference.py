@@ -329,23 +329,31 @@ def _cross_check(job: dict, device: str, ref: Side, label: str) -> tuple[bool, s
     return False, f"not proved: the reference's gradients disagree with central finite differences ({why})"
 
 
+def _blank() -> dict:
+    return {"status": "skipped", "reason": "", "max_abs_diff": {"outputs": 0.0, "grads": 0.0},
+            "reference": "original"}
+
+
 def verify_job(job: dict, device: str, cuda_available: bool) -> dict:
-    """One result (status, reason, max_abs_diff, reference) for a job on one device."""
-    result = {"status": "skipped", "reason": "", "max_abs_diff": {"outputs": 0.0, "grads": 0.0},
-              "reference": "original"}
+    """One result (status, reason, max_abs_diff, reference) for a job on one device.
+
+    A job on synthesised inputs that gives no proof (no shapes found, or skipped) falls back to the job's
+    `fallback` entry (a zero-argument `main`) when it has one."""
     if device == "cuda" and not cuda_available:
-        result["reason"] = "CUDA is not available on this machine (torch.cuda.is_available() is False)"
-        return result
+        return dict(_blank(), reason="CUDA is not available on this machine (torch.cuda.is_available() is False)")
     why = _prepare(job, device)
-    if why:
-        if job.get("fallback"):
-            fallback = dict(job, entry=job["fallback"], synth=None, inputs="", fallback="")
-            out = verify_job(fallback, device, cuda_available)
-            out["reason"] = "; ".join(x for x in (f"through {job['fallback']}() (no synthesised inputs: {why})",
-                                                  out["reason"]) if x)
-            return out
-        result["reason"] = f"no inputs: {why}"
-        return result
+    result = None if why else _verify(job, device)
+    if job.get("fallback") and (result is None or result["status"] == "skipped"):
+        first = f"no synthesised inputs: {why}" if why else f"on synthesised inputs: {result['reason']}"
+        out = verify_job(dict(job, entry=job["fallback"], synth=None, inputs="", fallback=""), device,
+                         cuda_available)
+        out["reason"] = "; ".join(x for x in (f"through {job['fallback']}() ({first})", out["reason"]) if x)
+        return out
+    return result if result is not None else dict(_blank(), reason=f"no inputs: {why}")
+
+
+def _verify(job: dict, device: str) -> dict:
+    result = _blank()
     patched = run_side(job["patched"], job, device, "patched")
     ref, label, note = reference(job, device)
     result["reference"] = label
