@@ -138,8 +138,13 @@ class Settings:
         return replace(self, **changes)
 
     def worker_count(self) -> int:
-        """How many processes `check` may use."""
-        return self.jobs if self.jobs > 0 else (os.cpu_count() or 1)
+        """How many processes `check` may use: `jobs`, else every CPU this process may run on."""
+        if self.jobs > 0:
+            return self.jobs
+        try:
+            return len(os.sched_getaffinity(0)) or 1  # honours taskset/cgroup CPU sets (CI containers)
+        except (AttributeError, OSError):  # not on Linux
+            return os.cpu_count() or 1
 
 
 def _known_codes() -> tuple[str, ...]:
