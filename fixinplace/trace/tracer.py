@@ -78,13 +78,13 @@ class Tracer:
     # saved-tensor hooks ------------------------------------------------------------------------------------
 
     def _pack(self, t):
-        try:
-            version = t._version
-        except RuntimeError:  # an inference tensor has no version counter
-            return t
-        record = SavedRecord(version, user_frame(), self.op, t.shape, t.dtype)
         saved = t.detach()
-        self.registry.add(storage_key(t), saved, record)
+        try:
+            key, version = storage_key(t), t._version
+        except Exception:  # no storage (sparse, wrapper subclasses) or no version counter: not watched
+            return saved
+        record = SavedRecord(version, user_frame(), self.op, t.shape, t.dtype)
+        self.registry.add(key, saved, record)
         return saved, record
 
     def _unpack(self, packed):
