@@ -473,7 +473,7 @@ def trace(
     """Run a program under the tracer and name the line that wrote a tensor saved for backward.
 
     Arguments after SCRIPT (or -m MODULE) are the program's. Exit status: the program's own, or 1 when it exited
-    0 and a hazard was found; 2 when the script or module cannot be found.
+    0 and a hazard was found; 2 when the script or module cannot be found (or the report file cannot be written).
     """
     from fixinplace.trace.runner import TargetError, run_traced
 
@@ -482,8 +482,6 @@ def trace(
                           output_file=str(output_file) if output_file is not None else None)
     except TargetError as e:
         raise _fail(str(e)) from None
-    except OSError as e:
-        raise _fail(f"{output_file}: cannot write: {e.strerror or e}") from None
     raise typer.Exit(code)
 
 

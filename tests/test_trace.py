@@ -142,6 +142,14 @@ def test_missing_targets_are_one_line_errors(tmp_path):
         assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("fixinplace: error: "), proc.stderr
 
 
+def test_unwritable_report_file_goes_to_stderr(tmp_path):
+    (tmp_path / "ok.py").write_text("print('ran')\n")
+    proc = cli("trace", "-o", str(tmp_path / "missing" / "r.txt"), "ok.py", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "ran\n")
+    assert proc.stderr.startswith("fixinplace: error: ") and "r.txt: cannot write the report" in proc.stderr
+    assert "fixinplace trace: no hazard found." in proc.stderr
+
+
 def test_context_manager_and_import_without_torch(tmp_path):
     script = tmp_path / "inline.py"
     script.write_text(

@@ -94,7 +94,8 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
                output_file: Optional[str] = None) -> int:
     """Run the program under the tracer, print (or write) the report, then the program's traceback if it died.
 
-    Returns the exit status: the program's own, or 1 when it exited 0 and a hazard was found. Raises
+    Returns the exit status: the program's own, or 1 when it exited 0 and a hazard was found, or 2 when it exited 0
+    and the report could not be written to `output_file` (it then goes to stderr, after a one-line error). Raises
     `TargetError` when the script or module does not exist (nothing has run then).
     """
     _check_target(target, module)
@@ -118,13 +119,20 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
     except (OSError, ValueError):
         pass
     report = render(tracer.findings, output_format)
+    unwritable = False
     if output_file:
-        write_atomic(output_file, report)
-    else:
+        try:
+            write_atomic(output_file, report)
+        except OSError as e:  # the report is not lost: it goes to stderr instead
+            print(f"fixinplace: error: {output_file}: cannot write the report: {e.strerror or e}", file=sys.stderr)
+            unwritable = True
+    if unwritable or not output_file:
         sys.stderr.write(report)
     if failure is not None:
         print_program_error(failure)
     sys.stderr.flush()
     if code == 0 and tracer.findings:
         code = 1
+    if code == 0 and unwritable:
+        code = 2
     return code
