@@ -1,10 +1,11 @@
 """`fixinplace verify`: prove each rewrite by running the original and the patched code in a child process.
 
-The parent (this package minus `child`, `reference` and `compare`) never imports torch nor the user's code: it
-computes the patched text with `fixinplace.fixer.fix_source`, finds the changed functions and how to call them
-(`plan`), and hands jobs to one child process (`runner`) that loads both texts as fresh modules, runs them with
-fixed seeds, computes the reference (`reference`) and compares (`compare`). The patched text is never written to
-the user's file.
+The parent (`plan`, `signature`, `declare`, `runner`, `report` and this module) never imports torch nor the
+user's code: it computes the patched text with `fixinplace.fixer.fix_source`, finds the changed functions and how
+to call them (`plan`: declarations from comments and `declare`, synthesis specs from `signature`), and hands jobs
+to one child process (`runner`, `child`) that, per job (`job`), makes the inputs (`inputs`), loads both texts as
+fresh modules, runs them with fixed seeds, computes the reference (`reference`, `oracles`) and compares
+(`compare`). The patched text is never written to the user's file.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def main() -> int:
         return 0
     cuda = bool(torch.cuda.is_available())
     emit({"ready": True, "cuda": cuda})
-    from fixinplace.verify.reference import verify_job
+    from fixinplace.verify.job import verify_job
 
     for job in request["jobs"]:
         devices = []

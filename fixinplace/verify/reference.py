@@ -11,7 +11,7 @@ Reference order (the original usually raises, so it cannot always serve as its o
    `oracles.LeafUpdates` ("original"); both are said in the reason;
 4. `torch.func.functionalize` of the entry ("functionalize"; inputs needed; fails on index assignment in 2.13);
 5. central finite differences in float64 on the original run under no_grad ("finite_differences"; small float64
-   inputs only). They also cross-check the gradients of references 1-4 whenever the inputs allow.
+   inputs only). They also cross-check the gradients of references 1-4 whenever the inputs allow (`job`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 import torch
 
 from fixinplace.verify.compare import compare, flatten
-from fixinplace.verify.inputs import Call, factory_call, find_shapes, one_line, resolve, seed_all, synth_call
-from fixinplace.verify.oracles import (FD_TOLERANCE, LeafUpdates, fd_feasible, fd_gradients, float_outputs,
-                                       summed)
+from fixinplace.verify.inputs import Call, factory_call, one_line, resolve, seed_all, synth_call
+from fixinplace.verify.oracles import LeafUpdates, fd_feasible, fd_gradients, float_outputs, summed
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
 EFFECT = "effect:"  # key prefix of a visible side effect in the flattened entries
@@ -74,7 +73,8 @@ def _short(error: str) -> str:
 
 
 @contextlib.contextmanager
-def _device(device: str):
+def on_device(device: str):
+    """On "cuda": CUDA as the default device, deterministic algorithms (warn only); on "cpu": nothing."""
     if device == "cuda":
         previous = torch.get_default_device() if hasattr(torch, "get_default_device") else None
         torch.set_default_device("cuda")
@@ -120,20 +120,17 @@ def _entries(out, call: Call, grads: list) -> dict:
     return entries
 
 
-MODES = ("plain", "allow_mutation", "clone_leaves", "leaf_updates", "functionalize")
-
-
-def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain", module=None) -> Side:
-    """Load `text` fresh (or use `module`) and call the job's entry (seeded) on `device` in `mode`; never raises."""
+def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") -> Side:
+    """Load `text` fresh and call the job's entry (seeded) on `device`; never raises. `mode`: "plain",
+    "allow_mutation", "clone_leaves" (leaf inputs cloned), "leaf_updates" (`LeafUpdates`) or "functionalize"."""
     side = Side()
-    if module is None:
-        try:
-            seed_all()
-            with _device(device):
-                module = load_module(text, job["path"], role)
-        except BaseException as e:  # user code: SystemExit, KeyboardInterrupt included
-            side.error, side.stage = one_line(e), "import"
-            return side
+    try:
+        seed_all()
+        with on_device(device):
+            module = load_module(text, job["path"], role)
+    except BaseException as e:  # user code: SystemExit, KeyboardInterrupt included
+        side.error, side.stage = one_line(e), "import"
+        return side
     try:
         entry = resolve(module, job["entry"])
     except (AttributeError, ImportError) as e:
@@ -142,7 +139,7 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain", 
     wrap = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors,
             "leaf_updates": LeafUpdates}.get(mode, contextlib.nullcontext)
     try:
-        with _device(device), wrap() as ctx:
+        with on_device(device), wrap() as ctx:
             side.stage = "inputs"
             call = build_call(module, job)
             args = call.args
@@ -159,7 +156,7 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain", 
                 if "a second time" not in str(e):
                     raise
                 grads, side.note = [], f"no input gradients: the entry runs its own backward ({_short(one_line(e))})"
-            side.leaves = len(call.leaves)
+            side.leaves = len(call.leaves) if grads else 0  # no gradients taken: nothing to cross-check
             side.entries = _entries(out, call, grads)
             if mode == "leaf_updates" and not ctx.count:
                 side.error = "no leaf update to run under no_grad"
@@ -175,10 +172,10 @@ def finite_differences(job: dict, device: str, mask: list | None) -> Side:
     side = Side()
     try:
         seed_all()
-        with _device(device):
+        with on_device(device):
             module = load_module(job["original"], job["path"], "original_fd")
         entry = resolve(module, job["entry"])
-        with _device(device), torch.no_grad():
+        with on_device(device), torch.no_grad():
             call = build_call(module, job)
             why = fd_feasible(call.leaves)
             if why:
@@ -208,41 +205,6 @@ def finite_differences(job: dict, device: str, mask: list | None) -> Side:
     except BaseException as e:
         side.error = one_line(e)
     return side
-
-
-def _prepare(job: dict, device: str) -> str:
-    """Choose the synthesised input shapes on the original (under allow_mutation_on_saved_tensors); "" or why not."""
-    if not job.get("synth") or job.get("shapes") is not None:
-        return ""
-    try:
-        seed_all()
-        with _device(device):
-            module = load_module(job["original"], job["path"], "original_shapes")
-        entry = resolve(module, job["entry"])
-    except BaseException as e:
-        return f"the original module cannot be loaded: {one_line(e)}"
-
-    def run(shapes: list) -> None:
-        """Raises the first error when the forward runs neither under allow_mutation_on_saved_tensors, nor as it
-        is (code that refuses saved-tensor hooks), nor under no_grad (a leaf written in place: the hazard)."""
-        first = None
-        for wrap in (torch.autograd.graph.allow_mutation_on_saved_tensors, contextlib.nullcontext, torch.no_grad):
-            try:
-                with wrap():
-                    args = synth_call(module, job["synth"], shapes).args
-                    seed_all()
-                    entry(*args)
-                return
-            except Exception as e:
-                first = first or e
-                if wrap is contextlib.nullcontext and LEAF_ERROR not in str(e) and "view of a leaf" not in str(e):
-                    break
-        raise first
-
-    with _device(device):
-        shapes, why = find_shapes(module, job["synth"], run)
-    job["shapes"] = shapes
-    return why
 
 
 def _tried(tried: list) -> str:
@@ -300,101 +262,3 @@ def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
             "zero-argument entry gives no input to clone; pass --entry FN --inputs FACTORY")
     return None, "finite_differences" if has_inputs else "allow_mutation_on_saved_tensors", (
         f"no reference: the original raises ({_short(plain.error)}); tried {_tried(tried)}")
-
-
-def _split(entries: dict, kind: str) -> tuple[dict, dict]:
-    inside = {k: v for k, v in entries.items() if v[0] == kind}
-    return inside, {k: v for k, v in entries.items() if v[0] != kind}
-
-
-def _effects_reason(why: str) -> str:
-    key, _, rest = why.partition(": ")
-    what = key[len(EFFECT):] if key.startswith(EFFECT) else key
-    return f"the fix changes behaviour: {what} is left different from what the original leaves ({rest})"
-
-
-def _cross_check(job: dict, device: str, ref: Side, label: str) -> tuple[bool, str]:
-    """(agrees, note): the reference's gradients against central finite differences, when they can be taken."""
-    if label == "finite_differences" or not ref.leaves or not (job.get("inputs") or job.get("synth")):
-        return True, ""
-    fd = finite_differences(job, device, ref.mask)
-    if not fd.ok:
-        return True, ""
-    ref_grads, _ = _split(ref.entries, "grads")
-    fd_grads, _ = _split(fd.entries, "grads")
-    ok, why, maxima = compare(ref_grads, fd_grads, device, tolerances=FD_TOLERANCE)
-    if ok:
-        return True, (f"gradients cross-checked by central finite differences ({fd.note}, max abs diff "
-                      f"{maxima['grads']:.1e})")
-    return False, f"not proved: the reference's gradients disagree with central finite differences ({why})"
-
-
-def _blank() -> dict:
-    return {"status": "skipped", "reason": "", "max_abs_diff": {"outputs": 0.0, "grads": 0.0},
-            "reference": "original"}
-
-
-def verify_job(job: dict, device: str, cuda_available: bool) -> dict:
-    """One result (status, reason, max_abs_diff, reference) for a job on one device.
-
-    A job on synthesised inputs that gives no proof (no shapes found, or skipped) falls back to the job's
-    `fallback` entry (a zero-argument `main`) when it has one."""
-    if device == "cuda" and not cuda_available:
-        return dict(_blank(), reason="CUDA is not available on this machine (torch.cuda.is_available() is False)")
-    why = _prepare(job, device)
-    result = None if why else _verify(job, device)
-    if job.get("fallback") and (result is None or result["status"] == "skipped"):
-        first = f"no synthesised inputs: {why}" if why else f"on synthesised inputs: {result['reason']}"
-        out = verify_job(dict(job, entry=job["fallback"], synth=None, inputs="", fallback=""), device,
-                         cuda_available)
-        out["reason"] = "; ".join(x for x in (f"through {job['fallback']}() ({first})", out["reason"]) if x)
-        return out
-    return result if result is not None else dict(_blank(), reason=f"no inputs: {why}")
-
-
-def _verify(job: dict, device: str) -> dict:
-    result = _blank()
-    patched = run_side(job["patched"], job, device, "patched")
-    ref, label, note = reference(job, device)
-    result["reference"] = label
-    if not patched.ok:
-        if ref is None and patched.stage == "import":
-            result["reason"] = f"the module cannot be loaded: {patched.error}"
-            return result
-        result["status"] = "failed"
-        result["reason"] = f"the patched code raises: {patched.error}"
-        return result
-    if ref is None:
-        result["reason"] = note
-        return result
-    shapes = f"synthesised float64 inputs of shapes {[tuple(s) for s in job['shapes']]}" if job.get("synth") else ""
-    ref_effects, ref_rest = _split(ref.entries, "effects")
-    new_effects, new_rest = _split(patched.entries, "effects")
-    if label == "finite_differences":  # differences are accurate to about 1e-8, not to float64's 1e-7 rtol
-        ref_grads, ref_rest = _split(ref_rest, "grads")
-        new_grads, new_rest = _split(new_rest, "grads")
-        grads_ok, grads_why, grads_max = compare(ref_grads, new_grads, device, tolerances=FD_TOLERANCE)
-    else:
-        grads_ok, grads_why, grads_max = True, "", {"grads": 0.0}
-    ok, why, maxima = compare(ref_rest, new_rest, device)
-    maxima["grads"] = max(maxima["grads"], grads_max["grads"])
-    ok, why = ok and grads_ok, why or grads_why
-    effects_ok, effects_why, effects_max = compare(ref_effects, new_effects, device)
-    maxima["outputs"] = max(maxima["outputs"], effects_max["outputs"], effects_max.get("effects", 0.0))
-    result["max_abs_diff"] = {"outputs": maxima["outputs"], "grads": maxima["grads"]}
-    if not ok:
-        result["status"] = "failed"
-        result["reason"] = "; ".join(x for x in (why, note, shapes) if x)
-        return result
-    if not effects_ok:
-        result["status"] = "failed"
-        result["reason"] = "; ".join(x for x in (_effects_reason(effects_why), note, shapes) if x)
-        return result
-    agrees, check = _cross_check(job, device, ref, label)
-    grads = [v for k, v in _split(ref.entries, "grads")[0].items() if isinstance(v[1], torch.Tensor)]
-    if ref.leaves and not any(bool((g != 0).any()) for _, g in grads):
-        check = "; ".join(x for x in (check, "weak: every gradient is zero on these inputs") if x)
-    result["status"] = "verified" if agrees else "skipped"
-    result["reason"] = "; ".join(x for x in (check if not agrees else "", note, shapes, check if agrees else "",
-                                            patched.note) if x)
-    return result

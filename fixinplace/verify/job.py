@@ -1,0 +1,149 @@
+"""One verification job on one device (child process: imports torch): choose the synthesised shapes, run the
+patched code and the reference, compare outputs and gradients, then visible side effects, then cross-check the
+reference's gradients with finite differences; fall back to `main()` when synthesised inputs prove nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from fixinplace.verify.compare import compare
+from fixinplace.verify.inputs import find_shapes, one_line, resolve, seed_all, synth_call
+from fixinplace.verify.oracles import FD_TOLERANCE
+from fixinplace.verify.reference import (EFFECT, LEAF_ERROR, Side, finite_differences, load_module, on_device,
+                                         reference, run_side)
+
+
+def _prepare(job: dict, device: str) -> str:
+    """Choose the synthesised input shapes on the original (under allow_mutation_on_saved_tensors); "" or why not."""
+    if not job.get("synth") or job.get("shapes") is not None:
+        return ""
+    try:
+        seed_all()
+        with on_device(device):
+            module = load_module(job["original"], job["path"], "original_shapes")
+        entry = resolve(module, job["entry"])
+    except BaseException as e:
+        return f"the original module cannot be loaded: {one_line(e)}"
+
+    def run(shapes: list) -> None:
+        """Raises the first error when the forward runs neither under allow_mutation_on_saved_tensors, nor as it
+        is (code that refuses saved-tensor hooks), nor under no_grad (a leaf written in place: the hazard)."""
+        first = None
+        for wrap in (torch.autograd.graph.allow_mutation_on_saved_tensors, contextlib.nullcontext, torch.no_grad):
+            try:
+                with wrap():
+                    args = synth_call(module, job["synth"], shapes).args
+                    seed_all()
+                    entry(*args)
+                return
+            except Exception as e:
+                first = first or e
+                if wrap is contextlib.nullcontext and LEAF_ERROR not in str(e) and "view of a leaf" not in str(e):
+                    break
+        raise first
+
+    with on_device(device):
+        shapes, why = find_shapes(module, job["synth"], run)
+    job["shapes"] = shapes
+    return why
+
+
+def _split(entries: dict, kind: str) -> tuple[dict, dict]:
+    inside = {k: v for k, v in entries.items() if v[0] == kind}
+    return inside, {k: v for k, v in entries.items() if v[0] != kind}
+
+
+def _effects_reason(why: str) -> str:
+    key, _, rest = why.partition(": ")
+    what = key[len(EFFECT):] if key.startswith(EFFECT) else key
+    return f"the fix changes behaviour: {what} is left different from what the original leaves ({rest})"
+
+
+def _cross_check(job: dict, device: str, ref: Side, label: str) -> tuple[bool, str]:
+    """(agrees, note): the reference's gradients against central finite differences, when they can be taken."""
+    if label == "finite_differences" or not ref.leaves or not (job.get("inputs") or job.get("synth")):
+        return True, ""
+    fd = finite_differences(job, device, ref.mask)
+    if not fd.ok:
+        return True, ""
+    ref_grads, _ = _split(ref.entries, "grads")
+    fd_grads, _ = _split(fd.entries, "grads")
+    ok, why, maxima = compare(ref_grads, fd_grads, device, tolerances=FD_TOLERANCE)
+    if ok:
+        return True, (f"gradients cross-checked by central finite differences ({fd.note}, max abs diff "
+                      f"{maxima['grads']:.1e})")
+    return False, f"not proved: the reference's gradients disagree with central finite differences ({why})"
+
+
+def _blank() -> dict:
+    return {"status": "skipped", "reason": "", "max_abs_diff": {"outputs": 0.0, "grads": 0.0},
+            "reference": "original"}
+
+
+def verify_job(job: dict, device: str, cuda_available: bool) -> dict:
+    """One result (status, reason, max_abs_diff, reference) for a job on one device.
+
+    A job on synthesised inputs that gives no proof (no shapes found, or skipped) falls back to the job's
+    `fallback` entry (a zero-argument `main`) when it has one."""
+    if device == "cuda" and not cuda_available:
+        return dict(_blank(), reason="CUDA is not available on this machine (torch.cuda.is_available() is False)")
+    why = _prepare(job, device)
+    result = None if why else _verify(job, device)
+    if job.get("fallback") and (result is None or result["status"] == "skipped"):
+        first = f"no synthesised inputs: {why}" if why else f"on synthesised inputs: {result['reason']}"
+        out = verify_job(dict(job, entry=job["fallback"], synth=None, inputs="", fallback=""), device,
+                         cuda_available)
+        out["reason"] = "; ".join(x for x in (f"through {job['fallback']}() ({first})", out["reason"]) if x)
+        return out
+    return result if result is not None else dict(_blank(), reason=f"no inputs: {why}")
+
+
+def _verify(job: dict, device: str) -> dict:
+    result = _blank()
+    patched = run_side(job["patched"], job, device, "patched")
+    ref, label, note = reference(job, device)
+    result["reference"] = label
+    if not patched.ok:
+        if ref is None and patched.stage == "import":
+            result["reason"] = f"the module cannot be loaded: {patched.error}"
+            return result
+        result["status"] = "failed"
+        result["reason"] = f"the patched code raises: {patched.error}"
+        return result
+    if ref is None:
+        result["reason"] = note
+        return result
+    shapes = f"synthesised float64 inputs of shapes {[tuple(s) for s in job['shapes']]}" if job.get("synth") else ""
+    ref_effects, ref_rest = _split(ref.entries, "effects")
+    new_effects, new_rest = _split(patched.entries, "effects")
+    if label == "finite_differences":  # differences are accurate to about 1e-8, not to float64's 1e-7 rtol
+        ref_grads, ref_rest = _split(ref_rest, "grads")
+        new_grads, new_rest = _split(new_rest, "grads")
+        grads_ok, grads_why, grads_max = compare(ref_grads, new_grads, device, tolerances=FD_TOLERANCE)
+    else:
+        grads_ok, grads_why, grads_max = True, "", {"grads": 0.0}
+    ok, why, maxima = compare(ref_rest, new_rest, device)
+    maxima["grads"] = max(maxima["grads"], grads_max["grads"])
+    ok, why = ok and grads_ok, why or grads_why
+    effects_ok, effects_why, effects_max = compare(ref_effects, new_effects, device)
+    maxima["outputs"] = max(maxima["outputs"], effects_max["outputs"], effects_max.get("effects", 0.0))
+    result["max_abs_diff"] = {"outputs": maxima["outputs"], "grads": maxima["grads"]}
+    if not ok:
+        result["status"] = "failed"
+        result["reason"] = "; ".join(x for x in (why, note, shapes) if x)
+        return result
+    if not effects_ok:
+        result["status"] = "failed"
+        result["reason"] = "; ".join(x for x in (_effects_reason(effects_why), note, shapes) if x)
+        return result
+    agrees, check = _cross_check(job, device, ref, label)
+    grads = [v for k, v in _split(ref.entries, "grads")[0].items() if isinstance(v[1], torch.Tensor)]
+    if ref.leaves and not any(bool((g != 0).any()) for _, g in grads):
+        check = "; ".join(x for x in (check, "weak: every gradient is zero on these inputs") if x)
+    result["status"] = "verified" if agrees else "skipped"
+    result["reason"] = "; ".join(x for x in (check if not agrees else "", note, shapes, check if agrees else "",
+                                            patched.note) if x)
+    return result
