@@ -32,7 +32,7 @@ class Trace:
         tracer, self._tracer = self._tracer, None
         tracer.__exit__(*exc)
         self.findings = tracer.findings
-        if self.report and self.findings and tracer._depth == 0:
+        if self.report and self.findings and tracer.depth == 0:
             from fixinplace.trace.report import render
 
             sys.stderr.write(render(self.findings, self.output_format))

@@ -6,44 +6,46 @@ import os
 from typing import Dict, List, Optional
 
 
-def _diagnostics(path: str, cache: Dict[str, list]) -> list:
+def _checked(path: str, cache: Dict[str, tuple]) -> tuple:
+    """(text, diagnostics) of `check` on one file (with the nearest pyproject's settings), once per file; ("", [])
+    when it cannot be read or checked."""
     if path not in cache:
         from fixinplace.engine import SourceError, check_source, read_source
+        from fixinplace.settings import ConfigError, load_settings
 
         try:
-            cache[path] = check_source(read_source(path), path)
-        except (SourceError, OSError):
-            cache[path] = []
+            text = read_source(path)
+            cache[path] = (text, check_source(text, path, load_settings(None, [path])))  # the project's config
+        except (SourceError, OSError, ConfigError):
+            cache[path] = ("", [])
         except Exception:  # a bug in the analysis must not hide the trace's findings
             if os.environ.get("FIXINPLACE_DEBUG"):
                 raise
-            cache[path] = []
+            cache[path] = ("", [])
     return cache[path]
 
 
-def fix_for(path: str, line: int, shown: str, cache: Dict[str, list]) -> Optional[dict]:
+def fix_for(path: str, line: int, shown: str, cache: Dict[str, tuple]) -> Optional[dict]:
     """{"title", "applicability", "diff"} of the first fixable `check` diagnostic on `path`:`line`, or None."""
     if not os.path.isfile(path):
         return None
-    for d in _diagnostics(path, cache):
+    text, diagnostics = _checked(path, cache)
+    for d in diagnostics:
         if d.line != line or d.fix is None:
             continue
         from codemods import apply_fixes
-        from fixinplace.engine import read_source
         from fixinplace.patch import unified_diff
 
-        text = read_source(path)
         new_text, applied = apply_fixes(text, [d])
-        if not applied or new_text == text:
-            continue
-        return {"title": d.fix.description, "applicability": d.fix.applicability,
-                "diff": unified_diff(text, new_text, shown)}
+        if applied and new_text != text:
+            return {"title": d.fix.description, "applicability": d.fix.applicability,
+                    "diff": unified_diff(text, new_text, shown)}
     return None
 
 
 def attach_fixes(findings: List) -> None:
     """Fill each finding's `fix` from the static analysis of the file of its write (when it has one)."""
-    cache: Dict[str, list] = {}
+    cache: Dict[str, tuple] = {}
     for f in findings:
         if f.mutation is not None and f.fix is None:
             f.fix = fix_for(f.mutation.filename, f.mutation.line, f.mutation.path, cache)

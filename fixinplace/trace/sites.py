@@ -10,7 +10,7 @@ from typing import Optional, Tuple
 
 # Frames in these folders or files are never the user's line (torch itself, this tracer, the runner's plumbing).
 _TRACE_DIR = os.path.dirname(os.path.abspath(__file__))
-_STDLIB_PLUMBING = ("runpy.py", "contextlib.py", "<frozen runpy>")
+_STDLIB_PLUMBING = ("runpy.py", "contextlib.py")
 _internal: dict = {}  # co_filename -> bool, filled lazily
 _prefixes: Tuple[str, ...] = (_TRACE_DIR + os.sep,)
 
@@ -25,9 +25,9 @@ def add_internal_dir(path: str) -> None:
 
 
 def _is_internal(filename: str) -> bool:
-    if filename.endswith(_STDLIB_PLUMBING):
-        return True
-    return os.path.abspath(filename).startswith(_prefixes) if not filename.startswith("<") else filename.startswith("<frozen")
+    if filename.startswith("<"):  # "<frozen runpy>" and the like; "<string>" and "<stdin>" are the user's
+        return filename.startswith("<frozen")
+    return filename.endswith(_STDLIB_PLUMBING) or os.path.abspath(filename).startswith(_prefixes)
 
 
 def user_frame(depth: int = 2) -> Optional[Tuple[str, int]]:

@@ -72,7 +72,7 @@ class Tracer:
         self.op: Optional[str] = None
         self.paused = False
         self._mode = _WriteMode(self)
-        self._depth = 0
+        self.depth = 0  # how many `with` blocks are in this tracer (nested traces join the outer one)
         self._original_disable = None
 
     # saved-tensor hooks ------------------------------------------------------------------------------------
@@ -170,18 +170,18 @@ class Tracer:
                 torch._C._autograd._push_saved_tensors_default_hooks(self._pack, self._unpack)
 
     def __enter__(self) -> "Tracer":
-        if self._depth == 0:
+        if self.depth == 0:
             _active.tracer = self
             self._original_disable = torch.autograd.graph.disable_saved_tensors_hooks
             torch.autograd.graph.disable_saved_tensors_hooks = self._paused_disable
             torch._C._autograd._push_saved_tensors_default_hooks(self._pack, self._unpack)
             self._mode.__enter__()
-        self._depth += 1
+        self.depth += 1
         return self
 
     def __exit__(self, *exc) -> None:
-        self._depth -= 1
-        if self._depth:
+        self.depth -= 1
+        if self.depth:
             return
         self._mode.__exit__(*exc)
         torch._C._autograd._pop_saved_tensors_default_hooks()
