@@ -231,3 +231,17 @@ def test_saved_tensors_are_released_without_the_garbage_collector():
     finally:
         gc.enable()
     assert tracer.findings == []
+
+
+def test_silent_writes_count_only_where_they_reach_the_saved_bytes():
+    import fixinplace
+
+    w = torch.randn(6, requires_grad=True)
+    found = {}
+    for name, part in (("disjoint", slice(3, None)), ("overlapping", slice(2, None))):
+        with fixinplace.trace(report=False) as t:
+            a = w[:3] * w[:3]
+            w.data[part].mul_(2)
+            a.sum().backward()
+        found[name] = [f.kind for f in t.findings]
+    assert found == {"disjoint": [], "overlapping": ["silent"]}

@@ -31,6 +31,23 @@ def storage_key(t) -> int:
     return t.untyped_storage().data_ptr()
 
 
+def _byte_span(t) -> tuple:
+    """[first, last] byte of the storage a strided tensor can touch."""
+    size = t.element_size()
+    first = t.storage_offset() * size
+    if t.numel() == 0:
+        return first, first - 1
+    reach = sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))
+    return first, first + (reach + 1) * size - 1
+
+
+def overlaps(a, b) -> bool:
+    """Whether two tensors on the same storage can share a byte (by their extents: conservative for strided ones)."""
+    a0, a1 = _byte_span(a)
+    b0, b1 = _byte_span(b)
+    return a0 <= b1 and b0 <= a1
+
+
 class Registry:
     """storage address -> [(weak reference to the saved tensor, record)]; an entry goes away with its tensor."""
 

@@ -21,7 +21,7 @@ from torch.overrides import TorchFunctionMode
 from fixinplace.trace import sites
 from fixinplace.trace.findings import INVALIDATED, SILENT, Finding, merge, merge_unconfirmed
 from fixinplace.trace.mutations import bumps_no_version, classify, written_tensors
-from fixinplace.trace.registry import Registry, SavedRecord, storage_key
+from fixinplace.trace.registry import Registry, SavedRecord, overlaps, storage_key
 from fixinplace.trace.sites import site_of, user_frame
 
 sites.add_internal_dir(os.path.dirname(torch.__file__))
@@ -83,6 +83,8 @@ class Tracer:
             key, version = storage_key(t), t._version
         except Exception:  # no storage (sparse, wrapper subclasses) or no version counter: not watched
             return saved
+        if key == 0:  # no data (empty or meta tensors): no write can change it, and all would share the key
+            return saved
         record = SavedRecord(version, user_frame(), self.op, t.shape, t.dtype)
         self.registry.add(key, saved, record)
         return saved, record
@@ -129,7 +131,8 @@ class Tracer:
 
     def after_write(self, watched: list, label: str, no_bump: bool) -> None:
         """Mark each save the call just wrote: invalidated when its version moved, silent when the written tensor's
-        own version moved but the save's did not (`.data`), or the op bumps no version at all (fused optimizers)."""
+        own version moved but the save's did not (`.data`), or the op bumps no version at all (fused optimizers),
+        and the written bytes can reach the saved ones."""
         frame = None
         for w, before, saved, record in watched:
             if record.kind is not None:
@@ -137,7 +140,7 @@ class Tracer:
             now = saved._version
             if now != record.version:
                 kind = INVALIDATED
-            elif w._version != before or no_bump:
+            elif (w._version != before or no_bump) and overlaps(w, saved):
                 kind = SILENT
             else:
                 continue
