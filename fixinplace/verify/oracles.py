@@ -1,9 +1,10 @@
 """References beyond running the original as it is (child process: imports torch).
 
-- `LeafUpdates`: a `TorchFunctionMode` that runs an in-place write to a leaf tensor that requires grad and already
-  has a `.grad` (an optimizer-style update such as `w -= lr * w.grad` or `p.add_(p.grad, alpha=-lr)`, which raises
-  the leaf error in grad mode) under `torch.no_grad()`: the only meaning such an update can have. Writes to leaves
-  without a gradient are left alone (they still raise).
+- `LeafUpdates`: a `TorchFunctionMode` that runs an in-place write, in grad mode, to a leaf tensor that requires
+  grad and is not one of the entry's arguments (a parameter, a weight the program creates: an optimizer-style
+  update `w -= lr * w.grad`, an initialisation `w.mul_(0.5)`, a clip `self.weight.clamp_(...)`, which raise the
+  leaf error) under `torch.no_grad()`: read as an update of state. Writes to leaf arguments are left alone (they
+  still raise; the reference for them runs the original on clones of its inputs).
 - `finite_differences`: central differences in float64 of the summed outputs with respect to every leaf, on the
   original run under `torch.no_grad()` with fresh inputs for each of the 2n calls.
 """
@@ -29,18 +30,20 @@ def _in_place(func) -> bool:
 
 
 class LeafUpdates(TorchFunctionMode):
-    """Runs in-place updates of leaves that require grad and hold a `.grad` under `torch.no_grad()`; counts them."""
+    """Runs in-place writes to leaves that require grad (other than `arguments`) under `torch.no_grad()`; counts
+    them."""
 
-    def __init__(self) -> None:
+    def __init__(self, arguments=()) -> None:
         super().__init__()
         self.count = 0
+        self.excluded = {id(a) for a in arguments if isinstance(a, torch.Tensor)}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if args and isinstance(args[0], torch.Tensor) and torch.is_grad_enabled() and _in_place(func):
             target = args[0]
             base = target._base if target._base is not None else target
-            if base.is_leaf and base.requires_grad and base.grad is not None:
+            if base.is_leaf and base.requires_grad and id(base) not in self.excluded:
                 self.count += 1
                 with torch.no_grad():
                     return func(*args, **kwargs)

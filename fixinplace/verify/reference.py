@@ -7,8 +7,8 @@ Reference order (the original usually raises, so it cannot always serve as its o
 2. the original under `torch.autograd.graph.allow_mutation_on_saved_tensors()` ("allow_mutation_on_saved_tensors"),
    which gives the intended gradients for non-leaf hazards;
 3. a leaf written in place (the leaf error): with inputs, the original on clones of its leaf inputs ("original");
-   an optimizer-style update of a leaf that holds a `.grad` (`w -= lr * w.grad`), run under `torch.no_grad()` by
-   `oracles.LeafUpdates` ("original"); both are said in the reason;
+   writes to leaves that are not inputs (parameters, weights it creates: `w -= lr * w.grad`, `w.mul_(0.5)`) run
+   under `torch.no_grad()` by `oracles.LeafUpdates` ("original"); both are said in the reason;
 4. `torch.func.functionalize` of the entry ("functionalize"; inputs needed; fails on index assignment in 2.13);
 5. central finite differences in float64 on the original run under no_grad ("finite_differences"; small float64
    inputs only). They also cross-check the gradients of references 1-4 whenever the inputs allow (`job`).
@@ -136,10 +136,9 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
     except (AttributeError, ImportError) as e:
         side.error, side.stage = f"no {job['entry']!r} in the module ({one_line(e)})", "import"
         return side
-    wrap = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors,
-            "leaf_updates": LeafUpdates}.get(mode, contextlib.nullcontext)
+    wrap = torch.autograd.graph.allow_mutation_on_saved_tensors if mode == "allow_mutation" else contextlib.nullcontext
     try:
-        with on_device(device), wrap() as ctx:
+        with on_device(device), wrap():
             side.stage = "inputs"
             call = build_call(module, job)
             args = call.args
@@ -147,19 +146,22 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
                 leaf_ids = {id(t) for _, t in call.leaves}
                 args = [a.clone() if isinstance(a, torch.Tensor) and id(a) in leaf_ids else a for a in args]
             side.stage = "call"
-            seed_all()
-            out = torch.func.functionalize(entry)(*args) if mode == "functionalize" else entry(*args)
-            side.mask = [t.requires_grad for t in float_outputs(out)]
-            try:
-                grads = _grads(out, call.leaves)
-            except RuntimeError as e:  # the entry ran its own backward and freed the graph
-                if "a second time" not in str(e):
-                    raise
-                grads, side.note = [], f"no input gradients: the entry runs its own backward ({_short(one_line(e))})"
+            updates = LeafUpdates(args) if mode == "leaf_updates" else contextlib.nullcontext()
+            with updates:
+                seed_all()
+                out = torch.func.functionalize(entry)(*args) if mode == "functionalize" else entry(*args)
+                side.mask = [t.requires_grad for t in float_outputs(out)]
+                try:
+                    grads = _grads(out, call.leaves)
+                except RuntimeError as e:  # the entry ran its own backward and freed the graph
+                    if "a second time" not in str(e):
+                        raise
+                    grads = []
+                    side.note = f"no input gradients: the entry runs its own backward ({_short(one_line(e))})"
             side.leaves = len(call.leaves) if grads else 0  # no gradients taken: nothing to cross-check
             side.entries = _entries(out, call, grads)
-            if mode == "leaf_updates" and not ctx.count:
-                side.error = "no leaf update to run under no_grad"
+            if mode == "leaf_updates" and not updates.count:
+                side.error = "no write to a leaf it creates to run under no_grad"
                 return side
         side.stage = ""
     except BaseException as e:
@@ -241,9 +243,11 @@ def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
             tried.append(("on clones of its leaf inputs", _short(cloned.error)))
         updates = run_side(original, job, device, "original_leaf_updates", "leaf_updates")
         if updates.ok:
-            return updates, "original", ("the original updates a leaf that holds a .grad in place in grad mode: "
-                                         "reference run with those updates under torch.no_grad()")
-        tried.append(("with leaf updates under no_grad", _short(updates.error)))
+            return updates, "original", (
+                "the original writes in place, in grad mode, leaf tensors that require grad and that are not its "
+                "inputs (parameters, weights it creates): reference run with those writes under torch.no_grad(), "
+                "read as updates of state")
+        tried.append(("with writes to its own leaves under no_grad", _short(updates.error)))
     if has_inputs:
         functional = run_side(original, job, device, "original_functionalize", "functionalize")
         if functional.ok:
@@ -258,7 +262,7 @@ def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
     if (plain.leaf_error or mutation.leaf_error) and not has_inputs:
         return None, "allow_mutation_on_saved_tensors", (
             "no reference: the original writes in place a leaf tensor that requires grad (it raises under "
-            "allow_mutation_on_saved_tensors too, and it is not an update of a leaf holding a .grad), and a "
+            "allow_mutation_on_saved_tensors too, and also with its writes to its own leaves under no_grad), and a "
             "zero-argument entry gives no input to clone; pass --entry FN --inputs FACTORY")
     return None, "finite_differences" if has_inputs else "allow_mutation_on_saved_tensors", (
         f"no reference: the original raises ({_short(plain.error)}); tried {_tried(tried)}")
