@@ -160,15 +160,18 @@ class Tracer:
     @contextlib.contextmanager
     def _paused_disable(self, error_message: str):
         """torch.func transforms call `disable_saved_tensors_hooks`: step aside (hooks off, mode idle) meanwhile."""
-        was_paused = self.paused
-        if not was_paused:
+        top = torch._C._autograd._top_saved_tensors_default_hooks(False)
+        # Step aside only when ours are the innermost hooks: under the program's own hooks the transform must fail
+        # as it does without the tracer.
+        pause = not self.paused and top is not None and top[0] == self._pack
+        if pause:
             torch._C._autograd._pop_saved_tensors_default_hooks()
             self.paused = True
         try:
             with self._original_disable(error_message):
                 yield
         finally:
-            if not was_paused:
+            if pause:
                 self.paused = False
                 torch._C._autograd._push_saved_tensors_default_hooks(self._pack, self._unpack)
 
