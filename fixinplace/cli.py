@@ -384,9 +384,12 @@ def verify(
                      "unsafe-fixes, else off].", show_default=False),
     ] = None,
 ) -> None:
-    """Prove each fix: run the original and the patched code in a child process and compare outputs and gradients.
+    """Prove each fix: run the original and the patched code in a child process and compare outputs, gradients and
+    visible side effects.
 
-    Exit 0 when every result is verified (skipped results alone also exit 0, with a note), 1 when any failed,
+    Without --entry, each changed function is called on its declared inputs (a `# fixinplace: inputs=` comment or
+    [tool.fixinplace.verify]), else on synthesised float64 tensors, else through main(). Exit 0 when every result
+    is verified (skipped results alone also exit 0, with a note), 1 when any failed,
     2 on usage errors. User code runs only in the child process; the patched code is never written to the file.
     """
     from fixinplace.discovery import discover
