@@ -1,4 +1,5 @@
-"""pytest plugin: `pytest -p fixinplace.pytest_plugin --fixinplace-trace` runs each test under `fixinplace trace`.
+"""pytest plugin: `pytest -p fixinplace.pytest_plugin --fixinplace-trace` runs each test under `fixinplace trace`
+(setup, call and teardown).
 
 The hazards each test triggered are listed in the terminal summary (with the test's id); a session whose tests all
 passed exits with status 1 when there was any. Without `--fixinplace-trace` the plugin does nothing (torch is not
@@ -26,8 +27,8 @@ def pytest_configure(config) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    """Run the test's body under the tracer and keep what it found."""
+def pytest_runtest_protocol(item, nextitem):
+    """Run the test (its fixtures' setup and teardown included) under the tracer and keep what it found."""
     found = item.config.stash.get(_KEY, None)
     if found is None:
         yield

@@ -169,15 +169,23 @@ def test_pytest_plugin(tmp_path):
     (tmp_path / "test_model.py").write_text(
         "import torch\n\n\ndef test_bad():\n    x = torch.randn(3, requires_grad=True)\n    y = x.tanh()\n"
         "    y.detach().zero_()\n    try:\n        y.sum().backward()\n    except RuntimeError:\n        pass\n\n\n"
-        "def test_good():\n    x = torch.randn(3, requires_grad=True)\n    (x * 2).sum().backward()\n"
+        "def test_good():\n    x = torch.randn(3, requires_grad=True)\n    (x * 2).sum().backward()\n\n\n"
+        "import pytest\n\n\n@pytest.fixture\ndef graph():\n    w = torch.randn(3, requires_grad=True)\n"
+        "    return w, (w * w).sum()\n\n\n"
+        "def test_fixture_graph(graph):\n    w, loss = graph\n    w.data.add_(1)\n    loss.backward()\n"
     )
     env = dict(os.environ, PYTHONPATH=str(REPO))
     base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "fixinplace.pytest_plugin", "test_model.py"]
     proc = subprocess.run(base + ["--fixinplace-trace"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert proc.returncode == 1, proc.stdout
-    assert "2 passed" in proc.stdout
-    assert "test_model.py::test_bad" in proc.stdout and "test_good" not in proc.stdout.split("fixinplace trace")[-1]
-    assert "test_model.py:7: `zero_` wrote a tensor saved for backward" in proc.stdout
+    assert "3 passed" in proc.stdout
+    summary = proc.stdout.split("= fixinplace trace =")[-1]
+    assert "test_model.py::test_bad" in summary and "test_good" not in summary
+    assert "test_model.py:7: `zero_` wrote a tensor saved for backward" in summary
+    # a graph built by a fixture (setup is traced too), written through .data in the test
+    assert "test_model.py::test_fixture_graph" in summary
+    assert "test_model.py:30: `add_` changed a tensor saved for backward without bumping its version" in summary
+    assert "saved by `mul` at test_model.py:25" in summary
     proc = subprocess.run(base, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stdout
 
