@@ -207,6 +207,18 @@ class Net(nn.Module):
         return h
 
 
+class Conv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = torch.sigmoid(self.conv(x))
+        h.mul_(2)
+        return self.fc(h.mean(dim=(2, 3)))
+
+
 def shift_(t):
     u = t.pow(2)
     t.add_(1.0)
@@ -247,10 +259,16 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
     (tmp_path / "fallback.py").write_text(SYNTH_MODULE.split("\n\n\ndef odd_shape")[0] + FALLBACK_MAIN)
     rc, rows, stderr = verify_json("m.py", "fallback.py", "--device", "cpu", "--unsafe-fixes", cwd=tmp_path)
     fallback = [r for r in rows if r["path"] == "fallback.py" and r["function"] == "NeedsArgs.forward"]
+    assert {r["status"] for r in rows if r["path"] == "fallback.py" and r["function"] != "NeedsArgs.forward"} == {
+        "verified", "failed"}
     assert [r["status"] for r in fallback] == ["verified"], fallback
     assert fallback[0]["reason"].startswith("through main() (no synthesised inputs: NeedsArgs() cannot be built")
     by_fn = {r["function"]: r for r in rows if r["path"] == "m.py"}
-    assert set(by_fn) == {"Net.forward", "shift_", "NeedsArgs.forward", "odd_shape"}
+    assert set(by_fn) == {"Net.forward", "Conv.forward", "shift_", "NeedsArgs.forward", "odd_shape"}
+    # 228 parameters and 192 input elements: too many for every element; 4 random directions instead.
+    conv = by_fn["Conv.forward"]
+    assert conv["status"] == "verified" and "shapes [(1, 3, 8, 8)]" in conv["reason"], conv
+    assert "cross-checked by central finite differences along 4 random directions (8 forward calls" in conv["reason"]
     # Shapes from the module's first layer (Linear(7, 2)), float64 parameters; index assignment: allow_mutation.
     net = by_fn["Net.forward"]
     assert net["status"] == "verified" and net["reference"] == "allow_mutation_on_saved_tensors", net

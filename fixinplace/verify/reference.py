@@ -17,6 +17,7 @@ Reference order (the original usually raises, so it cannot always serve as its o
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import types
 from dataclasses import dataclass, field
@@ -25,7 +26,11 @@ import torch
 
 from fixinplace.verify.compare import compare, flatten
 from fixinplace.verify.inputs import Call, factory_call, one_line, resolve, seed_all, synth_call
-from fixinplace.verify.oracles import LeafUpdates, fd_feasible, fd_gradients, float_outputs, summed
+from fixinplace.verify.oracles import (FD_STEP, FD_TOLERANCE, LeafUpdates, fd_feasible, fd_gradients,
+                                       float_outputs, summed)
+
+DIRECTIONS = 4  # random directions of the directional cross-check (when there are too many inputs for all of them)
+DIRECTION_SEED = 1234
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
 EFFECT = "effect:"  # key prefix of a visible side effect in the flattened entries
@@ -207,6 +212,46 @@ def finite_differences(job: dict, device: str, mask: list | None) -> Side:
     except BaseException as e:
         side.error = one_line(e)
     return side
+
+
+def directional_check(job: dict, device: str, ref: Side, directions: int = DIRECTIONS) -> tuple[bool, str]:
+    """(agrees, note or why not): for each of `directions` random directions v over all leaves, the central
+    difference of the original's summed outputs (under no_grad, fresh inputs) against the reference's gradients
+    dotted with v. 2 forward calls per direction, whatever the number of inputs."""
+    seed_all()
+    with on_device(device):
+        module = load_module(job["original"], job["path"], "original_fd_directions")
+    entry = resolve(module, job["entry"])
+    with on_device(device), torch.no_grad():
+        call = build_call(module, job)
+        if any(t.dtype != torch.float64 for _, t in call.leaves):
+            raise ValueError("inputs are not all float64")
+        grads = []
+        for label, t in call.leaves:
+            g = ref.entries.get(f"{label}.grad", (None, None))[1]
+            grads.append(g.to(torch.float64) if isinstance(g, torch.Tensor) else torch.zeros(t.shape, dtype=torch.float64))
+        generator = torch.Generator().manual_seed(DIRECTION_SEED)
+        worst = 0.0
+        for _ in range(directions):
+            vs = [torch.randn(t.shape, generator=generator, dtype=torch.float64) for _, t in call.leaves]
+
+            def along(h: float) -> float:
+                def perturb(j: int, leaf: torch.Tensor) -> None:
+                    leaf.add_(vs[j].to(leaf.device), alpha=h)
+
+                c = build_call(module, job, perturb)
+                seed_all()
+                return summed(entry(*c.args), ref.mask)
+
+            numeric = (along(FD_STEP) - along(-FD_STEP)) / (2 * FD_STEP)
+            analytic = float(sum((g * v).sum() for g, v in zip(grads, vs)))
+            diff = abs(numeric - analytic)
+            worst = max(worst, diff)
+            if diff > FD_TOLERANCE[0] * abs(analytic) + FD_TOLERANCE[1] * (1 + math.sqrt(sum(v.numel() for v in vs))):
+                return False, (f"along a random direction: central difference {numeric:.6g}, reference gradient "
+                               f"{analytic:.6g}")
+    return True, (f"gradients cross-checked by central finite differences along {directions} random directions "
+                  f"({2 * directions} forward calls, max abs diff {worst:.1e})")
 
 
 def _tried(tried: list) -> str:
