@@ -27,6 +27,7 @@ from fixinplace.trace.sites import site_of, user_frame
 sites.add_internal_dir(os.path.dirname(torch.__file__))
 
 _Tensor = torch.Tensor
+_BACKWARDS = frozenset({"backward", "grad"})  # Tensor.backward, torch.autograd.backward and torch.autograd.grad
 _active = threading.local()
 
 
@@ -47,6 +48,8 @@ class _WriteMode(TorchFunctionMode):
         if tracer.paused:
             return func(*args, **(kwargs or {}))
         name, by_name = classify(func)
+        if name in _BACKWARDS:  # where the backward was called, for unpack hooks run on the engine's other threads
+            tracer.backward_frame = user_frame()
         if not (by_name or kwargs) or not tracer.registry:
             # The mode is off while `func` runs (torch pops it), so calls do not nest here: no stack of op names.
             tracer.op = name
@@ -70,6 +73,7 @@ class Tracer:
         self.registry = Registry()
         self.findings: List[Finding] = []
         self.op: Optional[str] = None
+        self.backward_frame = None  # (filename, line) of the last backward call the function mode saw
         self.paused = False
         self._mode = _WriteMode(self)
         self.depth = 0  # how many `with` blocks are in this tracer (nested traces join the outer one)
@@ -111,7 +115,7 @@ class Tracer:
         if record.reported:
             return
         record.reported = True
-        merge(self.findings, Finding.from_record(record, kind, site_of(user_frame(3))))
+        merge(self.findings, Finding.from_record(record, kind, site_of(user_frame(3) or self.backward_frame)))
 
     # writes -------------------------------------------------------------------------------------------------
 
