@@ -253,3 +253,21 @@ def test_silent_writes_count_only_where_they_reach_the_saved_bytes():
             a.sum().backward()
         found[name] = [f.kind for f in t.findings]
     assert found == {"disjoint": [], "overlapping": ["silent"]}
+
+
+def test_a_write_the_mode_cannot_see_is_still_caught_by_the_backward():
+    import fixinplace
+    from fixinplace.trace.report import render_text
+
+    x = torch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        with fixinplace.trace(report=False) as t:
+            y = x.exp()
+            z = y * 2
+            z.register_hook(lambda g: y.add_(1))  # runs inside backward, where the function mode is off
+            z.sum().backward()
+    (f,) = t.findings
+    assert (f.kind, f.mutation, f.saved_by.op, f.saved_by.line, f.now_version) == ("invalidated", None, "exp",
+                                                                                    f.backward.line - 3, 1)
+    assert "a tensor saved here was written in place where the tracer does not look" in render_text(t.findings)
+    assert json.loads(json.dumps(f.to_json()))["mutation"] is None

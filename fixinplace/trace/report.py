@@ -20,7 +20,10 @@ def _quoted(site: Site) -> List[str]:
 
 def _finding_text(f: Finding) -> List[str]:
     op = f"`{f.mutation.op}`" if f.mutation and f.mutation.op else "an in-place write"
-    if f.kind == INVALIDATED:
+    if f.mutation is None:
+        head = (f"{_where(f.saved_by)}: a tensor saved here was written in place where the tracer does not look "
+                "(a backward hook, a kernel, a torch.func transform); the backward that needs it fails")
+    elif f.kind == INVALIDATED:
         head = f"{_where(f.mutation)}: {op} wrote a tensor saved for backward; the backward that needs it fails"
     else:
         head = (f"{_where(f.mutation)}: {op} changed a tensor saved for backward without bumping its version; "
