@@ -219,6 +219,17 @@ class Conv(nn.Module):
         return self.fc(h.mean(dim=(2, 3)))
 
 
+class Mixer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = torch.exp(self.fc(x) @ torch.eye(4))
+        h.add_(1)
+        return h
+
+
 def shift_(t):
     u = t.pow(2)
     t.add_(1.0)
@@ -264,7 +275,11 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
     assert [r["status"] for r in fallback] == ["verified"], fallback
     assert fallback[0]["reason"].startswith("through main() (no synthesised inputs: NeedsArgs() cannot be built")
     by_fn = {r["function"]: r for r in rows if r["path"] == "m.py"}
-    assert set(by_fn) == {"Net.forward", "Conv.forward", "shift_", "NeedsArgs.forward", "odd_shape"}
+    assert set(by_fn) == {"Net.forward", "Conv.forward", "Mixer.forward", "shift_", "NeedsArgs.forward", "odd_shape"}
+    # float32 made inside the forward: float64 inputs fail on the dtype, float32 ones run (no finite differences).
+    mixer = by_fn["Mixer.forward"]
+    assert mixer["status"] == "verified" and "synthesised float32 inputs of shapes [(4, 4)]" in mixer["reason"]
+    assert "not cross-checked by finite differences (not taken: inputs are not all float64)" in mixer["reason"]
     # 228 parameters and 192 input elements: too many for every element; 4 random directions instead.
     conv = by_fn["Conv.forward"]
     assert conv["status"] == "verified" and "shapes [(1, 3, 8, 8)]" in conv["reason"], conv

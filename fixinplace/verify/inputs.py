@@ -2,8 +2,8 @@
 
 A `Call` holds the positional arguments, the leaf tensors whose gradients are compared (`leaves`, labelled), and
 the objects whose state after the call the caller can observe (`observed`: tensor arguments, the parameters and
-buffers of module arguments). Synthesised inputs are float64 tensors: for each tensor parameter a leaf
-`randn(shape, dtype=float64, requires_grad=True)` is made, and the function receives `leaf.clone()` (it requires
+buffers of module arguments). Synthesised inputs are float64 tensors (float32 when the original only runs in
+float32): for each tensor parameter a leaf `randn(shape, dtype=float64, requires_grad=True)` is made, and the function receives `leaf.clone()` (it requires
 grad, and writing it in place is allowed, as for an activation, so a write the caller would see is observed); the
 instance of a method is built without arguments (`.double()` for an `nn.Module`). Every factory and synthesis call
 is seeded the same way, so both sides see the same numbers.
@@ -103,7 +103,7 @@ def synth_call(module, spec: dict, shapes: list, perturb=None) -> Call:
     call = Call()
     if spec["cls"]:
         instance = resolve(module, spec["cls"])()
-        if isinstance(instance, torch.nn.Module):
+        if isinstance(instance, torch.nn.Module) and spec.get("dtype", "float64") == "float64":
             instance = instance.double()
             leaves, observed = _module_state("self", instance, True)
             call.leaves.extend(leaves)
@@ -111,7 +111,7 @@ def synth_call(module, spec: dict, shapes: list, perturb=None) -> Call:
         call.args.append(instance)
     seed_all(SYNTH_SEED + 1)
     for (name, _), shape in zip(spec["params"], shapes):
-        leaf = torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+        leaf = torch.randn(*shape, dtype=getattr(torch, spec.get("dtype", "float64")), requires_grad=True)
         if perturb is not None:
             with torch.no_grad():
                 perturb(len(call.leaves), leaf)
@@ -156,17 +156,23 @@ def _hinted_shapes(instance) -> list[tuple[int, ...]]:
     return []
 
 
-def find_shapes(module, spec: dict, run) -> tuple[list | None, str]:
-    """(a shape per parameter such that the original runs, or None; what was tried when nothing worked).
+def _dtype_error(message: str) -> bool:
+    return any(w in message for w in ("dtype", "Double", "double", "Float", "scalar type"))
 
-    `run(shapes)` calls the original's entry on synthesised inputs of `shapes` and raises when it does not run."""
+
+def find_shapes(module, spec: dict, run) -> tuple[list | None, str, str]:
+    """(a shape per parameter such that the original runs, or None; the dtype, "float64" or else "float32"; what
+    was tried when nothing worked). float32 (the module left as built) is tried only when some float64 attempt
+    failed on a dtype mismatch (a forward that multiplies its input with a float32 tensor it creates).
+
+    `run(spec, shapes)` calls the original's entry on synthesised inputs of `shapes` and raises when it does not."""
     known = [s for _, s in spec["params"]]
     if spec["cls"]:
         try:
             seed_all(SYNTH_SEED)
             instance = resolve(module, spec["cls"])()
         except BaseException as e:
-            return None, f"{spec['cls']}() cannot be built without arguments: {one_line(e)}"
+            return None, "", f"{spec['cls']}() cannot be built without arguments: {one_line(e)}"
         hints = _hinted_shapes(instance)
     else:
         hints = []
@@ -174,16 +180,24 @@ def find_shapes(module, spec: dict, run) -> tuple[list | None, str]:
         candidates = [None]
     else:
         candidates = list(dict.fromkeys(hints + COMMON_SHAPES))
-    last = ""
-    for shape in candidates:
-        shapes = [list(s) if s is not None else list(shape) for s in known]
-        try:
-            run(shapes)
-            return shapes, ""
-        except BaseException as e:
-            last = one_line(e)
+    last, first_last = "", ""
+    for dtype in ("float64", "float32"):
+        dtype_errors = False
+        for shape in candidates:
+            shapes = [list(s) if s is not None else list(shape) for s in known]
+            try:
+                run(dict(spec, dtype=dtype), shapes)
+                return shapes, dtype, ""
+            except BaseException as e:
+                last = one_line(e)
+                dtype_errors = dtype_errors or _dtype_error(last)
+        first_last = first_last or last
+        if not dtype_errors:
+            break
     tried = "the annotated shapes" if candidates == [None] else f"{len(candidates)} common shapes"
-    return None, f"the original does not run on synthesised float64 inputs ({tried}; last error: {last})"
+    also = f"; in float32 too, last error: {last}" if last != first_last else ""
+    return None, "", (f"the original does not run on synthesised float64 inputs ({tried}; last error: {first_last}"
+                      f"{also})")
 
 
 def one_line(e: BaseException) -> str:

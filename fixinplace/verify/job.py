@@ -28,14 +28,14 @@ def _prepare(job: dict, device: str) -> str:
     except BaseException as e:
         return f"the original module cannot be loaded: {one_line(e)}"
 
-    def run(shapes: list) -> None:
+    def run(spec: dict, shapes: list) -> None:
         """Raises the first error when the forward runs neither under allow_mutation_on_saved_tensors, nor as it
         is (code that refuses saved-tensor hooks), nor under no_grad (a leaf written in place: the hazard)."""
         first = None
         for wrap in (torch.autograd.graph.allow_mutation_on_saved_tensors, contextlib.nullcontext, torch.no_grad):
             try:
                 with wrap():
-                    args = synth_call(module, job["synth"], shapes).args
+                    args = synth_call(module, spec, shapes).args
                     seed_all()
                     entry(*args)
                 return
@@ -46,8 +46,9 @@ def _prepare(job: dict, device: str) -> str:
         raise first
 
     with on_device(device):
-        shapes, why = find_shapes(module, job["synth"], run)
+        shapes, dtype, why = find_shapes(module, job["synth"], run)
     job["shapes"] = shapes
+    job["synth"] = dict(job["synth"], dtype=dtype or "float64")
     return why
 
 
@@ -124,7 +125,8 @@ def _verify(job: dict, device: str) -> dict:
     if ref is None:
         result["reason"] = note
         return result
-    shapes = f"synthesised float64 inputs of shapes {[tuple(s) for s in job['shapes']]}" if job.get("synth") else ""
+    shapes = (f"synthesised {job['synth']['dtype']} inputs of shapes {[tuple(s) for s in job['shapes']]}"
+              if job.get("synth") else "")
     ref_effects, ref_rest = _split(ref.entries, "effects")
     new_effects, new_rest = _split(patched.entries, "effects")
     if label == "finite_differences":  # differences are accurate to about 1e-8, not to float64's 1e-7 rtol
