@@ -304,7 +304,7 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
 def test_signature_classifies_parameters():
     import ast
 
-    from fixinplace.verify.signature import classify, synth_spec, top_classes
+    from fixinplace.verify.signature import classify, element_kind, synth_spec, top_classes
 
     def shape(annotation: str | None):
         return classify(ast.parse(annotation, mode="eval").body if annotation else None, {})
@@ -318,6 +318,10 @@ def test_signature_classifies_parameters():
     assert shape("Float[Tensor, 'batch 3']") == (True, [2, 3])
     assert shape("'Float[torch.Tensor, \"... c h\"]'") == (True, [2, 3])
     assert shape("int") == (False, None)
+    kind = lambda a: element_kind(ast.parse(a, mode="eval").body)  # noqa: E731
+    assert [kind(a) for a in ("torch.LongTensor", "Int64[Tensor, 'n']", "'Bool[Tensor, \"n\"]'", "BoolTensor",
+                              "Optional[torch.LongTensor]", "Tensor", "Float[Tensor, 'n']")] == [
+        "int", "int", "bool", "bool", "int", "float", "float"]
     assert shape("MyConfig") == (False, None)
     source = (
         "class M:\n    def __init__(self):\n        pass\n    def forward(self, x, y=None):\n        pass\n"
@@ -330,7 +334,8 @@ def test_signature_classifies_parameters():
     classes = top_classes(tree)
     init = synth_spec("M.__init__", defs["__init__"], classes)
     assert (init.entry, init.cls, init.params, init.ok) == ("M.forward", "M", [("x", None)], True)
-    assert synth_spec("M.s", defs["s"], classes).to_json() == {"entry": "M.s", "cls": "", "params": [["x", None]]}
+    assert synth_spec("M.s", defs["s"], classes).to_json() == {"entry": "M.s", "cls": "", "params": [["x", None]],
+                                                               "kinds": {}}
     assert "classmethod" in synth_spec("M.c", defs["c"], classes).reason
     assert "keyword-only" in synth_spec("f", defs["f"], classes).reason
     assert synth_spec("g", defs["g"], classes).params == [("a", [2, 4]), ("b", [2])]  # one size per name
@@ -347,11 +352,25 @@ def test_shapes_from_annotations():
     )
     after = before.replace("    y.mul_(2)\n", "    y = y.mul(2)\n")
     wrong = before.replace("    y.mul_(2)\n", "    y = y.mul(3)\n")
-    report = verify_pairs([FilePair("a.py", before, after, {}), FilePair("b.py", before, wrong, {})], device="cpu")
+    # An integer index and a boolean mask, by annotation: values 0 and 1, and a random mask.
+    indexed = (
+        "from typing import Annotated\n\nimport torch\n\n\n"
+        "def rows(x: Annotated[torch.Tensor, (4, 3)], idx: Annotated[torch.LongTensor, (2,)],\n"
+        "         mask: 'Bool[torch.Tensor, \"4 3\"]'):\n"
+        "    y = torch.exp(x)\n    y[idx] = 0.0\n    return y * mask\n"
+    )
+    indexed_after = indexed.replace("    y[idx] = 0.0\n", "    y = y.clone()\n    y[idx] = 0.0\n")
+    report = verify_pairs([FilePair("a.py", before, after, {}), FilePair("b.py", before, wrong, {}),
+                           FilePair("c.py", indexed, indexed_after, {}),
+                           FilePair("d.py", indexed, indexed_after.replace("y[idx] = 0.0", "y[idx] = 0.5"), {})],
+                          device="cpu")
     rows = {r["path"]: r for r in report.results}
     assert rows["a.py"]["status"] == "verified", rows["a.py"]
     assert "shapes [(3, 5), (2, 5)]" in rows["a.py"]["reason"]
     assert rows["b.py"]["status"] == "failed" and rows["b.py"]["max_abs_diff"]["outputs"] > 0
+    assert rows["c.py"]["status"] == "verified", rows["c.py"]
+    assert "shapes [(4, 3), (2,), (4, 3)]" in rows["c.py"]["reason"] and "weak" not in rows["c.py"]["reason"]
+    assert rows["d.py"]["status"] == "failed", rows["d.py"]
 
 
 ORACLE_HEAD = "import torch\nfrom torch import nn\n\n\n"

@@ -111,6 +111,12 @@ def synth_call(module, spec: dict, shapes: list, perturb=None) -> Call:
         call.args.append(instance)
     seed_all(SYNTH_SEED + 1)
     for (name, _), shape in zip(spec["params"], shapes):
+        kind = spec.get("kinds", {}).get(name, "float")
+        if kind != "float":  # an index (values 0 and 1: valid for any dimension of size 2 or more) or a mask
+            arg = torch.randint(0, 2, tuple(shape)) if kind == "int" else torch.rand(*shape) > 0.5
+            call.args.append(arg)
+            call.observed.append((name, arg))
+            continue
         leaf = torch.randn(*shape, dtype=getattr(torch, spec.get("dtype", "float64")), requires_grad=True)
         if perturb is not None:
             with torch.no_grad():

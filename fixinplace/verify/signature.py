@@ -2,7 +2,8 @@
 
 A changed function can be called on synthesised inputs when every required parameter is a tensor: unannotated, or
 annotated as a tensor (`Tensor`, `torch.Tensor`, `Optional[Tensor]`, `Annotated[Tensor, ...]`, jaxtyping-style
-`Float[Tensor, "b 3"]`). A shape comes from the annotation when it says one: `Annotated[Tensor, (2, 3)]`,
+`Float[Tensor, "b 3"]`; `LongTensor`, `Int[Tensor, ...]` and `BoolTensor`, `Bool[Tensor, ...]` are integer and
+boolean tensors). A shape comes from the annotation when it says one: `Annotated[Tensor, (2, 3)]`,
 `Annotated[Tensor, "2 3"]` or `Float[Tensor, "batch 3"]` (integers as written; a named dimension gets one size per
 name in the function, 2, 3, 4, ... in order of first use; `...` and `*name` stand for no dimension). A method is
 called on an instance of its class built without arguments (the class must be at module level); a changed
@@ -22,6 +23,7 @@ class SynthSpec:
     entry: str = ""
     cls: str = ""
     params: list[tuple[str, list[int] | None]] = field(default_factory=list)
+    kinds: dict[str, str] = field(default_factory=dict)  # parameter -> "int" or "bool" (others are float)
     reason: str = ""
 
     @property
@@ -29,7 +31,8 @@ class SynthSpec:
         return not self.reason
 
     def to_json(self) -> dict:
-        return {"entry": self.entry, "cls": self.cls, "params": [[n, s] for n, s in self.params]}
+        return {"entry": self.entry, "cls": self.cls, "params": [[n, s] for n, s in self.params],
+                "kinds": dict(self.kinds)}
 
 
 def _name(node: ast.AST) -> str:
@@ -96,6 +99,32 @@ def classify(annotation: ast.AST | None, names: dict[str, int]) -> tuple[bool, l
     return False, None  # int, float, a class of the user's: not a tensor
 
 
+_INT_HEADS = {"Int", "Int8", "Int16", "Int32", "Int64", "UInt8", "Integer", "Long"}
+
+
+def element_kind(annotation: ast.AST | None) -> str:
+    """"int" (`LongTensor`, `IntTensor`, jaxtyping `Int[...]`/`Int64[...]`), "bool" (`BoolTensor`, `Bool[...]`)
+    or "float" (anything else) for a tensor parameter's annotation."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return "float"
+    if isinstance(annotation, ast.BinOp):
+        sides = [s for s in (annotation.left, annotation.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+        return element_kind(sides[0]) if len(sides) == 1 else "float"
+    if isinstance(annotation, ast.Subscript):
+        head = _name(annotation.value)
+        items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        if head in ("Optional", "Annotated"):
+            return element_kind(items[0])
+        return "int" if head in _INT_HEADS else "bool" if head == "Bool" else "float"
+    name = _name(annotation) if annotation is not None else ""
+    if name in ("LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor"):
+        return "int"
+    return "bool" if name == "BoolTensor" else "float"
+
+
 def synth_spec(qualname: str, fn: ast.AST, classes: dict[str, ast.ClassDef]) -> SynthSpec:
     """How to call `qualname` (its `def` node `fn`) on synthesised inputs, or why that cannot be done."""
     spec = SynthSpec(entry=qualname)
@@ -138,6 +167,9 @@ def synth_spec(qualname: str, fn: ast.AST, classes: dict[str, ast.ClassDef]) -> 
                            "no inputs can be synthesised for it")
             return spec
         spec.params.append((a.arg, shape))
+        kind = element_kind(a.annotation)
+        if kind != "float":
+            spec.kinds[a.arg] = kind
     return spec
 
 
