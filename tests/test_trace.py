@@ -133,6 +133,12 @@ def test_module_mode_runs_as_main(tmp_path):
     assert proc.returncode == 1, proc.stderr
     (f,) = report["findings"]
     assert (f["mutation"]["path"], f["mutation"]["line"], f["saved_by"]["line"]) == ("pkg/train.py", 6, 5)
+    # the console script too: its sys.path[0] is its own folder, which `-m` must replace by the working folder
+    script = Path(sys.executable).with_name("fixinplace")
+    if script.exists():
+        proc = subprocess.run([str(script), "trace", "-m", "pkg.train", "-v"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(REPO)))
+        assert proc.returncode == 1 and "pkg/train.py:6: `mul_` wrote a tensor saved" in proc.stderr, proc.stderr
 
 
 def test_missing_targets_are_one_line_errors(tmp_path):

@@ -14,7 +14,7 @@ import tempfile
 import traceback
 from typing import List, Optional
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_TRACE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class TargetError(Exception):
@@ -38,7 +38,7 @@ def _check_target(target: str, module: bool) -> None:
 def _ours(frame: traceback.FrameSummary) -> bool:
     """A frame Python's own traceback would not have: the runner, runpy, the tracer and its mode's dispatch."""
     filename = frame.filename
-    return (os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep) or filename.endswith("runpy.py")
+    return (os.path.abspath(filename).startswith(_TRACE_DIR + os.sep) or filename.endswith("runpy.py")
             or filename.startswith("<frozen runpy")
             or (filename.endswith("overrides.py") and frame.name == "handle_torch_function"))
 
@@ -79,14 +79,21 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
+def _set_path(target: str, module: bool) -> None:
+    """sys.path[0] as `python` sets it: the script's folder, or the working folder for `-m` (in place of the
+    entry of `fixinplace` itself)."""
+    first = os.getcwd() if module else os.path.dirname(os.path.abspath(target))
+    if sys.path:
+        sys.path[0] = first
+    else:
+        sys.path.append(first)
+
+
 def _run(target: str, args: List[str], module: bool) -> None:
+    sys.argv = [target, *args]  # for -m, runpy replaces argv[0] with the module's file
     if module:
-        sys.argv = [target, *args]  # runpy replaces argv[0] with the module's file
-        sys.path.insert(0, os.getcwd())
         runpy.run_module(target, run_name="__main__", alter_sys=True)
     else:
-        sys.argv = [target, *args]
-        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
         runpy.run_path(os.path.abspath(target), run_name="__main__")
 
 
@@ -98,10 +105,16 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
     and the report could not be written to `output_file` (it then goes to stderr, after a one-line error). Raises
     `TargetError` when the script or module does not exist (nothing has run then).
     """
-    _check_target(target, module)
     from fixinplace.trace.report import render
     from fixinplace.trace.tracer import Tracer
 
+    own_path = list(sys.path)
+    _set_path(target, module)
+    try:
+        _check_target(target, module)
+    except TargetError:
+        sys.path[:] = own_path
+        raise
     tracer = Tracer()
     failure: Optional[BaseException] = None
     try:
@@ -118,6 +131,7 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
+    sys.path[:] = own_path  # the report imports fixinplace's own modules (the static fixes)
     report = render(tracer.findings, output_format)
     unwritable = False
     if output_file:
