@@ -48,8 +48,7 @@ def trace(report: bool = True, output_format: str = "text") -> Trace:
 class _CallableModule(types.ModuleType):
     """Lets `fixinplace.trace()` work although `fixinplace.trace` is this package once it is imported."""
 
-    def __call__(self, report: bool = True, output_format: str = "text") -> Trace:
-        return trace(report=report, output_format=output_format)
+    __call__ = staticmethod(trace)
 
 
 sys.modules[__name__].__class__ = _CallableModule
