@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,14 +77,14 @@ if __name__ == "__main__":
 """
 
 
-def measure(cmd: list[str], cwd: Path | None = None, limit: float = 0) -> dict:
+def measure(cmd: list[str], cwd: Path | None = None, limit: float = 0, env: dict | None = None) -> dict:
     """Run `cmd` (output discarded) and return rc, seconds, CPU seconds and peak RSS of it and its workers.
 
     With a `limit`, a command still running after that many seconds is stopped: `finished` is then False and its
     seconds are a lower bound (its CPU time too: the workers killed with it are not counted).
     """
     out = subprocess.run([sys.executable, "-c", _MEASURE, str(limit), *cmd], cwd=cwd, capture_output=True,
-                         text=True, check=True)
+                         text=True, check=True, env=env)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if not result["finished"]:
         print(f"  note: {Path(cmd[0]).name} was stopped after {limit:.0f} s: its figures are lower bounds",
@@ -151,12 +152,17 @@ def bench_corpus(name: str, root: Path, jobs: int, torchfix: Path, limit: int = 
 
     parse = measure([sys.executable, "-c", _PARSE, str(listing), str(jobs)])
     line(f"LibCST parse ({jobs} processes)", parse)
+    # check runs from a snapshot of this checkout's package, so that an edit made meanwhile (which changes the cache
+    # key) cannot turn the warm run into a second cold one
+    snapshot = work / "src"
+    shutil.copytree(REPO / "fixinplace", snapshot / "fixinplace", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(snapshot)}
     check = [sys.executable, "-m", "fixinplace", "check", "--quiet", "--jobs", str(jobs), *files]
     env_cwd = work / "project"  # the cache goes to <cwd>/.fixinplace_cache: fresh for the cold run
     env_cwd.mkdir()
-    cold = measure(check, cwd=env_cwd)
+    cold = measure(check, cwd=env_cwd, env=env)
     line(f"fixinplace check, cold ({jobs} proc.)", cold)
-    warm = measure(check, cwd=env_cwd)
+    warm = measure(check, cwd=env_cwd, env=env)
     line("fixinplace check, warm (cached)", warm)
     tfix = measure([str(torchfix), "--jobs", str(jobs), *files], cwd=work, limit=tf_limit)
     line(f"TorchFix {TORCHFIX[1]} ({jobs} processes)", tfix)
@@ -188,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
                         source_tree(*TRANSFORMERS) / "transformers" / "models"))
     if args.corpus in ("torch", "all"):
         corpora.append(("torch (installed package)", installed_torch_dir()))
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+    dirty = subprocess.run(["git", "status", "--porcelain", "fixinplace"], cwd=REPO, capture_output=True, text=True).stdout
+    print(f"fixinplace at commit {head.strip() or '?'}{' plus uncommitted changes in fixinplace/' if dirty.strip() else ''}")
     started = time.perf_counter()
     for name, root in corpora:
         bench_corpus(name, root, jobs, torchfix, args.limit, args.torchfix_limit)

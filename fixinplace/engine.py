@@ -323,9 +323,10 @@ def _cache_for(settings: Settings):
     """The `fixinplace.cache.Cache` of these settings (one per process and settings)."""
     from fixinplace.cache import Cache
 
-    cache = _CACHES.get(settings)
+    key = (settings, prefilter.enabled())  # the filter switch is part of the cache key
+    cache = _CACHES.get(key)
     if cache is None:
-        cache = _CACHES[settings] = Cache.for_settings(settings)
+        cache = _CACHES[key] = Cache.for_settings(settings)
     return cache
 
 
