@@ -466,6 +466,67 @@ case("method_calls_a_function_defined_below_the_class", "ok", set(), """
         return y
 """)
 
+# After `t.requires_grad = False` (which torch allows only on a leaf) `t` is a leaf that does not require grad:
+# writing it is allowed (transformers' DistilBERT `_create_sinusoidal_embeddings(out)`).
+case("argument_written_after_requires_grad_off", "ok", set(), """
+    import torch
+
+    def fill(out: torch.Tensor):
+        out.requires_grad = False
+        out[:, 0] = 1.0
+        out.detach_()
+        return out
+""")
+
+case("leaf_written_between_requires_grad_off_and_on", "ok", set(), """
+    import torch
+    w = torch.ones(3, requires_grad=True)
+    w.requires_grad_(False)
+    w.mul_(2)
+    w.requires_grad_(True)
+    (w * w).sum().backward()
+""")
+
+# A function named like PyTorch's in-place functions writes its argument because its caller asks it to
+# (torch/nn/modules/linear_cross_entropy.py: `_ChunkContext.sumexp_`); a caller passing a leaf is still caught.
+case("inplace_named_helper_writes_its_argument_on_request", "ok", set(), """
+    import torch
+
+    def fill_(t: torch.Tensor):
+        t.uniform_(-1, 1)
+        return t
+""")
+
+case("inplace_named_helper_called_with_a_leaf", "raises", {(4, "FIP102", "error")}, """
+    import torch
+
+    def fill_(t: torch.Tensor):
+        t.uniform_(-1, 1)
+        return t
+
+    w = torch.ones(3, requires_grad=True)
+    fill_(w)
+""")
+
+# `cls` of a classmethod called on the class is the class: `Buffers.build()` returns an instance whose methods are
+# then run with the caller's grad mode (here off), not on their own as if nothing called them.
+case("classmethod_builds_an_instance", "ok", set(), """
+    import torch
+
+    class Buffers:
+        @classmethod
+        def build(cls, n):
+            return cls()
+
+        def scale(self, x: torch.Tensor):
+            return x.mul_(2)
+
+    @torch.no_grad()
+    def run(x):
+        ctx = Buffers.build(3)
+        return ctx.scale(x)
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:

@@ -430,12 +430,14 @@ class CallHandler:
                     return self.call_function(found, [], {}, node, frame, self_value=base)
                 if found.kind == "staticmethod":
                     return found
-                return BoundMethod(base, found)
+                return BoundMethod(base.cls if found.kind == "classmethod" else base, found)
             if found is not None:
                 return found
             return MethodRef(base, attr)
         if isinstance(base, ClassValue):
             found = self.interp.lookup_class_attr(base, attr)
+            if isinstance(found, FunctionValue) and found.kind == "classmethod":
+                return BoundMethod(base, found)
             return found if found is not None else UNKNOWN
         if isinstance(base, ScalarValue):
             return SCALAR
@@ -778,10 +780,7 @@ class CallHandler:
         if name == "requires_grad_":
             flag = const_bool(node.args[0]) if node.args else True
             flag = True if flag is None and not node.args else flag
-            t.rg = flag
-            if flag and not t.graph:
-                t.leaf_rg = True
-                t.group.origin_detail = t.group.origin_detail or f"requires_grad_() at line {node.lineno}"
+            self.set_requires_grad(t, flag, node, "requires_grad_()")
             return t
         if name == "clone":
             rg = t.rg if frame.grad_mode is not False else False
@@ -809,6 +808,22 @@ class CallHandler:
         if t.is_tensor is None:
             t.is_tensor = True  # a Tensor method was called on it: evidence that it is a tensor
         return self.apply_op(entry, name, [t, *args], kwargs, node, frame)
+
+    @staticmethod
+    def set_requires_grad(t: TensorValue, flag: Tri, node: ast.AST, how: str) -> None:
+        """`t.requires_grad_(flag)` / `t.requires_grad = flag`.
+
+        Turning it off succeeds only on a leaf (torch raises for a non-leaf), so afterwards `t` is a leaf that does
+        not require grad: writing it in grad mode is allowed. Turning it on makes a graph-less tensor a leaf that
+        requires grad.
+        """
+        t.rg = flag
+        if flag is False:
+            t.leaf_rg = False
+        elif not t.graph:
+            t.leaf_rg = flag if flag else None
+            if flag:
+                t.group.origin_detail = t.group.origin_detail or f"{how} at line {node.lineno}"
 
     def inplace_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
         """`t.add_(...)` and friends: a write, then the saves of the out-of-place op on the new value."""

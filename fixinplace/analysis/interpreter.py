@@ -242,7 +242,11 @@ class Interpreter:
         args = node.args
         params = [*args.posonlyargs, *args.args]
         owner = owner or getattr(fn, "owner_class", None)
-        first = self.unknown_instance(owner) if owner is not None and fn.kind in ("function", "property") else None
+        first = None
+        if owner is not None and fn.kind in ("function", "property"):
+            first = self.unknown_instance(owner)
+        elif owner is not None and fn.kind == "classmethod":
+            first = owner
         env.update(self.unknown_arguments(args, first))
         # Grad mode is the caller's choice: on for `forward` (training), unknown for anything else nobody here calls.
         default_grad: Tri = True if node.name in ("forward", "__call__") else None
@@ -255,7 +259,10 @@ class Interpreter:
             depth=1,
         )
         frame.param_values = dict(env)  # type: ignore[attr-defined]
-        frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs])  # type: ignore[attr-defined]
+        # An API with an `inplace` parameter, or named like PyTorch's in-place functions (`uniform_`, `sumexp_`),
+        # writes its arguments because the caller asks it to: the hazard, if any, is at the call site.
+        frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs]) or (  # type: ignore[attr-defined]
+            node.name.endswith("_") and not node.name.endswith("__") and node.name.strip("_") != "")
         self.call_stack.append(node)
         try:
             self.exec_block(node.body, frame)
@@ -412,6 +419,8 @@ class Interpreter:
                 name = dv.name
                 if name in ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"):
                     fn.grad_mode = False
+                elif name in ("torch.library.custom_op", "torch._library.custom_ops.custom_op"):
+                    fn.grad_mode = False  # a custom op's implementation runs below autograd, grad mode off
                 elif name in ("torch.enable_grad", "torch.autograd.enable_grad"):
                     fn.grad_mode = True
                 elif name.endswith("staticmethod"):
@@ -658,6 +667,9 @@ class Interpreter:
             elif isinstance(value, (ModuleValue, InstanceValue, OptimizerValue)):
                 self.name_module(value, text)
             base.attrs[attr] = value
+        elif isinstance(base, TensorValue) and attr == "requires_grad":
+            flag = getattr(value, "truth", None) if isinstance(value, ScalarValue) else None
+            self.calls.set_requires_grad(base, flag, self.current_statement, "`.requires_grad = True`")
         elif isinstance(base, ModuleValue) and isinstance(value, TensorValue):
             if attr in base.params:
                 base.params[attr] = value
