@@ -28,8 +28,11 @@ RESULT_MARK = "@@TRAIN-MODELS@@ "
 TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, vocab_size=99)
 
 
-def _families():
-    """(name, builder) pairs; each builder returns (model, inputs) with labels so that forward returns a loss."""
+def _families(hazards: bool = False):
+    """(name, builder) pairs; each builder returns (model, inputs) with labels so that forward returns a loss.
+
+    With `hazards`, the configurations known to break autograd with an in-place write instead.
+    """
     import torch
     import transformers as tf
 
@@ -82,6 +85,13 @@ def _families():
         return tf.ViTForImageClassification(cfg), dict(pixel_values=torch.randn(2, 3, 16, 16),
                                                       labels=torch.tensor([0, 2]))
 
+    def doge_moe():  # transformers 5.23.0 bug: `routing_weights /= ...` writes the softmax output autograd saved
+        cfg = tf.DogeConfig(**TINY, num_key_value_heads=2, is_moe=True, num_experts=16, num_experts_per_tok=2,
+                            norm_topk_prob=True)
+        return tf.DogeForCausalLM(cfg), lm
+
+    if hazards:
+        return [("Doge (MoE, norm_topk_prob)", doge_moe)]
     return [("BERT", bert), ("RoBERTa", roberta), ("DistilBERT", distilbert), ("GPT-2", gpt2), ("LLaMA", llama),
             ("Mistral", mistral), ("Qwen2", qwen2), ("Gemma", gemma), ("Phi-3", phi3), ("T5", t5), ("BART", bart),
             ("ViT", vit)]
@@ -122,7 +132,34 @@ def _child() -> None:
         except Exception as exc:  # noqa: BLE001 - a family that fails is reported, the others still run
             entry["error"] = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         out["families"].append(entry)
+    out["hazards"] = [_run_hazard(name, build, package) for name, build in _families(hazards=True)]
     print(RESULT_MARK + json.dumps(out), flush=True)
+
+
+def _run_hazard(name: str, build, package: Path) -> dict:
+    """Train one known-broken configuration under anomaly mode: the error, and the forward lines (in transformers)
+    of the op whose saved tensor was modified."""
+    import re
+    import warnings
+
+    import torch
+
+    entry = {"family": name, "raised": "", "saved_at": []}
+    model, inputs = build()
+    model.train()
+    with warnings.catch_warnings(record=True) as caught, torch.autograd.detect_anomaly():
+        warnings.simplefilter("always")
+        try:
+            model(**inputs).loss.backward()
+        except RuntimeError as exc:
+            entry["raised"] = str(exc).splitlines()[0].split(" Hint:")[0]
+    for warning in caught:
+        frames = re.findall(r'File "([^"]+)", line (\d+)', str(warning.message))
+        inside = [(f, int(n)) for f, n in frames if Path(f).resolve().is_relative_to(package)]
+        if inside:  # the innermost frame in transformers: where the saving op ran
+            f, n = inside[-1]
+            entry["saved_at"].append([str(Path(f).resolve().relative_to(package)), n])
+    return entry
 
 
 def run_models() -> dict:
@@ -156,6 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         detail = f"loss {fam['loss']}, grads on {fam.get('grads')}/{fam.get('params')} parameters" if fam["ok"] \
             else fam["error"].splitlines()[-1] if fam["error"] else "no finite loss"
         print(f"{fam['family']:<11} {state:<6} {detail}  files: {', '.join(fam['files'])}")
+    for hazard in result.get("hazards", []):
+        where = ", ".join(f"transformers/{f}:{n}" for f, n in hazard["saved_at"]) or "?"
+        print(f"known hazard: {hazard['family']}: {hazard['raised'] or 'did NOT raise'} (saved tensor made at {where})")
     files = sorted({f for fam in result["families"] if fam["ok"] for f in fam["files"]})
     ran = sum(f["ok"] for f in result["families"])
     print(f"{ran}/{len(result['families'])} families ran forward + backward + AdamW step; "
