@@ -527,6 +527,70 @@ case("classmethod_builds_an_instance", "ok", set(), """
         return ctx.scale(x)
 """)
 
+# The indices of topk/sort/max(dim)/... never require grad: a backward through them needs nothing the values'
+# graph saved (transformers MiniMax-M3-VL indexer: amax output written, only topk indices returned).
+case("topk_indices_carry_no_graph", "ok", set(), """
+    import torch
+    x = torch.randn(3, 4, 8, requires_grad=True)
+    block_scores = (x * 2).amax(dim=-1)
+    block_scores[:, 0] = float("inf")
+    top_scores, top_idx = block_scores.topk(2, dim=-1)
+    picked = top_idx.masked_fill(top_scores == float("-inf"), -1)
+    (x.sum() * picked.sum()).backward()
+""")
+
+case("topk_values_still_need_the_amax_output", "raises", {(4, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, 4, 8, requires_grad=True)
+    block_scores = (x * 2).amax(dim=-1)
+    block_scores[:, 0] = float("inf")
+    top_scores, top_idx = block_scores.topk(2, dim=-1)
+    top_scores.sum().backward()
+""")
+
+# `x is None` / `x is not None` is decided for a parameter whose default None is in force, so the arm that never
+# runs is not analysed (transformers ESMFold `_combine_projections(a, b)` with `_inplace_chunk_size=None`) ...
+case("default_none_arm_never_runs", "ok", set(), """
+    import torch
+
+    def combine(a, b, chunk=None):
+        if chunk is not None:
+            a[0:1] = torch.matmul(a[0:1], b)
+            return a
+        return torch.matmul(a, b)
+
+    x = torch.randn(2, 2, requires_grad=True)
+    combine(x * 1, x * 1).sum().backward()
+""")
+
+case("argument_passed_arm_runs", "raises", {(5, "FIP101", "error")}, """
+    import torch
+
+    def combine(a, b, chunk=None):
+        if chunk is not None:
+            a[0:1] = torch.matmul(a[0:1], b)
+            return a
+        return torch.matmul(a, b)
+
+    x = torch.randn(2, 2, requires_grad=True)
+    combine(x * 1, x * 1, chunk=1).sum().backward()
+""")
+
+# ... but a call with `**kwargs` may pass it: its parameters are unknown, not their defaults.
+case("argument_passed_through_kwargs_is_not_the_default", "raises", {(5, "FIP101", "error")}, """
+    import torch
+
+    def combine(a, b, chunk=None):
+        if chunk is not None:
+            a[0:1] = torch.matmul(a[0:1], b)
+            return a
+        return torch.matmul(a, b)
+
+    opts = {"chunk": 1}
+    x = torch.randn(2, 2, requires_grad=True)
+    combine(x * 1, x * 1, **opts).sum().backward()
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:

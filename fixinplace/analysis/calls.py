@@ -81,6 +81,9 @@ ALLOW_MUTATION = {"torch.autograd.graph.allow_mutation_on_saved_tensors"}
 PASSTHROUGH = {"torch.compile", "torch.jit.script", "torch.jit.trace", "torch.nn.utils.spectral_norm",
                "torch.nn.utils.weight_norm", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel"}
 MODULE_CONTAINERS = {"Sequential", "ModuleList"}
+# Ops returning (values, indices, ...): from this output on, integer tensors that never require grad (measured).
+INDEX_OUTPUTS = {name: 1 for name in ("topk", "sort", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
+                                      "max", "min", "unique", "unique_consecutive", "frexp")}
 
 
 def const_bool(node: ast.AST | None) -> Tri:
@@ -366,6 +369,9 @@ class CallHandler:
                 new_saves += self.record_save(frame, target, op, role, node, False)
         for out in outputs:
             out.graph = (graph | out.graph if inplace_target is not None else graph) | frozenset(new_saves)
+        if inplace_target is None and len(outputs) > 1 and op in INDEX_OUTPUTS:
+            for out in outputs[INDEX_OUTPUTS[op]:]:
+                out.rg, out.graph = False, frozenset()  # integer indices never require grad
         if inplace_target is not None:
             inplace_target.rg = tri_or(inplace_target.rg, rg_out)
         return result
@@ -1102,7 +1108,7 @@ class CallHandler:
                           path=frame.path, function=frame.function, unknown_context=frame.unknown_context,
                           depth=frame.depth + 1, loop_tags=frame.loop_tags)
             return interp.eval(fn_node.body, inner)
-        env = self.bind_arguments(fn, args, kwargs, self_value, frame)
+        env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=self._has_spread(node))
         inner = Frame(
             env=env, globals=fn.env,
             grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
@@ -1125,9 +1131,16 @@ class CallHandler:
             result = join_values(result, other)
         return result
 
+    @staticmethod
+    def _has_spread(node: ast.AST) -> bool:
+        """Whether a call passes `*args` or `**kwargs` (which parameters they fill is not known)."""
+        return isinstance(node, ast.Call) and (
+            any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords))
+
     def bind_arguments(self, fn: FunctionValue, args: list, kwargs: dict, self_value: Value | None,
-                       frame: "Frame") -> dict:
-        """Map call arguments onto a function's parameters."""
+                       frame: "Frame", spread: bool = False) -> dict:
+        """Map call arguments onto a function's parameters (with `spread`, a parameter the call does not name may
+        have been passed through `*args`/`**kwargs`: unknown, not its default)."""
         node = fn.node
         spec = node.args
         params = [*spec.posonlyargs, *spec.args]
@@ -1142,7 +1155,7 @@ class CallHandler:
                 env[param.arg] = values[index]
             elif param.arg in kwargs:
                 env[param.arg] = kwargs.pop(param.arg)
-            elif index >= first_default:
+            elif index >= first_default and not spread:
                 env[param.arg] = self._default(defaults[index - first_default])
             else:
                 env[param.arg] = UNKNOWN
@@ -1152,7 +1165,7 @@ class CallHandler:
             if param.arg in kwargs:
                 env[param.arg] = kwargs.pop(param.arg)
             else:
-                env[param.arg] = self._default(default) if default is not None else UNKNOWN
+                env[param.arg] = self._default(default) if default is not None and not spread else UNKNOWN
         if spec.kwarg:
             env[spec.kwarg.arg] = UNKNOWN
         return env

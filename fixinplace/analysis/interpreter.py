@@ -146,7 +146,8 @@ def join_values(a: Value | None, b: Value | None) -> Value:
         )
     if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
         same = getattr(a, "truth", None) == getattr(b, "truth", None) and \
-            getattr(a, "is_str", False) == getattr(b, "is_str", False)
+            getattr(a, "is_str", False) == getattr(b, "is_str", False) and \
+            getattr(a, "is_none", False) == getattr(b, "is_none", False)
         return a if same else SCALAR
     if isinstance(a, TensorValue) and not isinstance(b, TensorValue):
         return _maybe(a)
@@ -736,10 +737,27 @@ class Interpreter:
             truth = ScalarValue()
             truth.truth = True  # type: ignore[attr-defined]
             return truth
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) and \
+                isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+            is_none = self.known_none(left)
+            if is_none is not None:
+                return TRUE if is_none == isinstance(node.ops[0], ast.Is) else FALSE
         values = [left, *rights]
         if any(isinstance(v, TensorValue) for v in values):
             return self.calls.fresh_tensor(node, rg=False, label=ast.unparse(node))
         return SCALAR
+
+    @staticmethod
+    def known_none(value: Value) -> bool | None:
+        """Whether a value is None (`x is None` for a parameter whose default None is in force), when known."""
+        if getattr(value, "is_none", False):
+            return True
+        if isinstance(value, TensorValue) and value.is_tensor is True and value.group.origin != "arg":
+            return False  # (an argument annotated `Tensor | None` may still be None)
+        if isinstance(value, (ModuleValue, InstanceValue, FunctionValue, ClassValue, OptimizerValue, SeqValue,
+                              DictValue)):
+            return False
+        return None
 
     def expr_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
         values = [self.eval(v, frame) for v in node.values]
