@@ -591,6 +591,49 @@ case("argument_passed_through_kwargs_is_not_the_default", "raises", {(5, "FIP101
     combine(x * 1, x * 1, **opts).sum().backward()
 """)
 
+# nn.Identity returns its input itself: `h += x` after it writes the linear's output, which nothing saved
+# (transformers RegNet/ResNet layers whose last activation is `nn.Identity()`) ...
+case("identity_module_returns_its_input", "ok", set(), """
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.act = nn.Identity()
+
+        def forward(self, x):
+            h = self.act(self.fc(x))
+            h += x
+            return h
+
+    block = Block()
+    x = torch.randn(2, 4, requires_grad=True)
+    block(x).sum().backward()
+""")
+
+# ... and after a sigmoid, whose output is saved, the same write is still caught.
+case("identity_after_sigmoid_still_caught", "raises", {(12, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.act = nn.Identity()
+
+        def forward(self, x):
+            h = self.act(torch.sigmoid(self.fc(x)))
+            h += x
+            return h
+
+    block = Block()
+    x = torch.randn(2, 4, requires_grad=True)
+    block(x).sum().backward()
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:

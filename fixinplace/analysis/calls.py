@@ -965,6 +965,8 @@ class CallHandler:
             for child in module.children:
                 value = self.dispatch(child, [value], {}, node, frame)
             return value
+        if module.kind == "Identity":
+            return args[0] if args else UNKNOWN  # nn.Identity returns its input itself
         entry = module.entry
         x = args[0] if args else UNKNOWN
         if entry is None:
