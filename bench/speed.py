@@ -39,15 +39,29 @@ import json, os, resource, signal, subprocess, sys, time
 limit, cmd = float(sys.argv[1]), sys.argv[2:]
 t = time.perf_counter()
 proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+def group_cpu(pgid):  # CPU seconds so far of the live processes of a process group (Linux /proc), else 0
+    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
+    for pid in (d for d in os.listdir("/proc") if d.isdigit()) if os.path.isdir("/proc") else ():
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+live_cpu = 0.0
 try:
     rc, finished = proc.wait(timeout=limit or None), True
 except subprocess.TimeoutExpired:
+    live_cpu = group_cpu(proc.pid)  # the workers about to be killed are never reaped by us: count them now
     os.killpg(proc.pid, signal.SIGKILL)
     rc, finished = proc.wait(), False
 wall = time.perf_counter() - t
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"rc": rc, "finished": finished, "seconds": wall, "cpu": ru.ru_utime + ru.ru_stime,
-                  "maxrss_kib": ru.ru_maxrss}))
+cpu = max(ru.ru_utime + ru.ru_stime, live_cpu)
+print(json.dumps({"rc": rc, "finished": finished, "seconds": wall, "cpu": cpu, "maxrss_kib": ru.ru_maxrss}))
 """
 
 # Bare LibCST parsing of the files named in a file, in N processes (the same pool shape as `check`).
@@ -81,7 +95,7 @@ def measure(cmd: list[str], cwd: Path | None = None, limit: float = 0, env: dict
     """Run `cmd` (output discarded) and return rc, seconds, CPU seconds and peak RSS of it and its workers.
 
     With a `limit`, a command still running after that many seconds is stopped: `finished` is then False and its
-    seconds are a lower bound (its CPU time too: the workers killed with it are not counted).
+    figures are lower bounds (CPU: what its processes had used when stopped; peak memory: not its workers').
     """
     out = subprocess.run([sys.executable, "-c", _MEASURE, str(limit), *cmd], cwd=cwd, capture_output=True,
                          text=True, check=True, env=env)
