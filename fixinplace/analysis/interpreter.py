@@ -220,21 +220,21 @@ class Interpreter:
                 self.run_unknown_context(fn)
 
     def _mentioned_names(self) -> dict[str, int]:
-        """How often each name is read in the file (`name` or `x.name`), outside the definitions of that name."""
-        counts: dict[str, int] = {}
+        """How often each function name is read in the file (`name` or `x.name`) outside the definitions of that
+        name (a recursive call does not make a function called). One pass over the tree."""
+        spans: dict[str, list[tuple[int, int]]] = {}
+        loads: dict[str, list[int]] = {}
         for node in ast.walk(self.tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                counts[node.id] = counts.get(node.id, 0) + 1
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                counts[node.attr] = counts.get(node.attr, 0) + 1
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for inner in ast.walk(node):  # a recursive call does not make a function called
-                    if isinstance(inner, ast.Name) and inner.id == node.name and isinstance(inner.ctx, ast.Load):
-                        counts[node.name] -= 1
-                    elif isinstance(inner, ast.Attribute) and inner.attr == node.name and isinstance(inner.ctx, ast.Load):
-                        counts[node.name] -= 1
-        return counts
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    loads.setdefault(node.id, []).append(node.lineno)
+            elif isinstance(node, ast.Attribute):
+                if isinstance(node.ctx, ast.Load):
+                    loads.setdefault(node.attr, []).append(node.end_lineno or node.lineno)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                spans.setdefault(node.name, []).append((node.lineno, node.end_lineno or node.lineno))
+        return {name: sum(1 for line in loads.get(name, ()) if not any(a <= line <= b for a, b in own))
+                for name, own in spans.items()}
 
     def run_unknown_context(self, fn: FunctionValue, owner: ClassValue | None = None) -> None:
         """Run one function with unknown arguments; values it returns are headed for a backward."""
