@@ -189,6 +189,30 @@ case("uncalled_function_argument_write_is_a_warning", "ok", {(4, "FIP102", "warn
         return t * 2
 """)
 
+# An argument annotated as a tensor through Annotated[...] or a jaxtyping array type is a tensor like a bare
+# `torch.Tensor` one (both were read as containers: the write to exp's output went unreported).
+case("annotated_and_jaxtyping_arguments_are_tensors", "ok",
+     {(7, "FIP101", "warning"), (12, "FIP101", "warning"), (17, "FIP101", "warning")}, """
+    from typing import Annotated, Optional
+    import torch
+    Float = dict  # stands in for jaxtyping.Float here: only the annotation's text matters
+
+    def f(x: Annotated[torch.Tensor, (2, 3)]):
+        y = x.exp()
+        y.mul_(2)
+        return y
+
+    def g(x: "Float[torch.Tensor, 'b 3']"):
+        y = x.exp()
+        y.mul_(2)
+        return y
+
+    def h(x: Optional[Annotated[torch.Tensor, "x"]]):
+        y = x.exp()
+        y.mul_(2)
+        return y
+""")
+
 case("uncalled_function_saved_output_write", "ok", {(5, "FIP101", "warning")}, """
     import torch
 

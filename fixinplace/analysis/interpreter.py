@@ -89,17 +89,33 @@ def constant_value(value: object) -> ScalarValue:
         return NONE
     return SCALAR
 
-_TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"}
+_TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"} | {
+    f"{prefix}{kind}Tensor" for prefix in ("", "torch.")
+    for kind in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")
+}
 _SCALAR_NAMES = {"int", "float", "bool", "str", "bytes", "complex", "None"}
+
+
+_ANNOTATED_NAMES = {"Annotated", "typing.Annotated", "typing_extensions.Annotated"}
+# jaxtyping's array annotations: Float[Tensor, "b c"] is a tensor whatever its dtype/shape string.
+_JAXTYPING_NAMES = {"Float", "Int", "Bool", "Shaped", "Num", "Real", "Inexact", "Integer", "UInt", "Complex",
+                    "Float16", "Float32", "Float64", "BFloat16", "Int8", "Int16", "Int32", "Int64", "UInt8"}
 
 
 def _strip_optional(node: ast.AST) -> ast.AST:
     if isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("Optional", "typing.Optional"):
-        return node.slice
+        return _strip_optional(node.slice)
+    if isinstance(node, ast.Subscript) and ast.unparse(node.value) in _ANNOTATED_NAMES:
+        inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+        return _strip_optional(inner)
+    if (isinstance(node, ast.Subscript) and ast.unparse(node.value).rpartition(".")[2] in _JAXTYPING_NAMES
+            and isinstance(node.slice, ast.Tuple) and node.slice.elts
+            and ast.unparse(node.slice.elts[0]) in _TENSOR_NAMES):
+        return node.slice.elts[0]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         for side in (node.left, node.right):
             if not (isinstance(side, ast.Constant) and side.value is None):
-                return side
+                return _strip_optional(side)
     return node
 
 
