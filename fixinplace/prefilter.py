@@ -9,7 +9,7 @@ sites in exactly these places (each followed by the text that any spelling of it
     an augmented assignment (`x += y`, `y[i] *= 2`)       one of `+= -= *= /= //= %= **= @= &= |= ^= <<= >>=`
                                                           (one token each: they cannot be split)
     an assignment to a subscript (`y[i] = v`, also in a   `]` then `=` (`y[0] = v`, `(y[0]) = v`), `]` then
-      tuple, an annotated assignment, a `for` or `with`     `,` and a later `=` on the line, `]: T =`,
+      tuple, an annotated assignment, a `for` or `with`     `,` and a later `=` (on any line), `]: T =`,
       target, a comprehension's target)                     `for ... ] in`, `as ... ]`
     an `out=` argument                                    `out=`, or `"out"` / `'out'` (a `**kwargs` dict)
     an `inplace` flag, by keyword or positionally         `inplace`, or the name of a function or module that
@@ -20,8 +20,6 @@ sites in exactly these places (each followed by the text that any spelling of it
 A file whose text has none of these has no write site, so the analysis would report nothing: it is skipped
 before parsing (a syntax error in it is then not reported either). The patterns are deliberately loose (they
 match comments, strings and unrelated code): a false match costs a parse, a missed form would hide a hazard.
-Known gap: a tuple assignment target that spans lines with the subscript before the line break
-(`(y[0],\\n z) = v`).
 
 `FIXINPLACE_NO_PREFILTER=1` in the environment turns the filter off (every file is parsed); the tests use it to
 check that the filter never changes what `check` reports.
@@ -50,7 +48,7 @@ _PATTERNS = tuple(re.compile(p) for p in (
     r"__(?:i(?:add|and|div|floordiv|lshift|matmul|mod|mul|or|pow|rshift|sub|truediv|xor)|setitem)__",
     r"\][\s)]*=(?!=)",  # y[0] = v, (y[0]) = v, y[0]=v
     r"\]\s*:[^\n=]*=(?!=)",  # y[0]: T = v
-    r"\][\s)\]]*,[^\n]*?(?<![=!<>])=(?!=)",  # y[0], z = v
+    r"\][\s)\]]*,[^=]*?(?<![=!<>])=(?!=)",  # y[0], z = v; also (y[0],\n z) = v: up to the next `=`, any line
     r"for\s[^\n]*?\][^\n]*?\bin\b",  # for y[0] in ..., [... for y[0] in ...]
     r"as\s[^\n]*?\]",  # with f() as y[0]:
     r"out(?<!\wout)(?:\s*=(?!=)|(?<=[\"']out)[\"'])",  # out= argument, or "out" in a **kwargs dict

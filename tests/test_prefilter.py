@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
         "x += 1\n", "x -= 1\n", "x *= 2\n", "x /= 2\n", "x //= 2\n", "x %= 2\n", "x **= 2\n", "x @= m\n",
         "x &= m\n", "x |= m\n", "x ^= m\n", "x <<= 1\n", "x >>= 1\n",
         "y[0] = 1\n", "y[0]=1\n", "(y[0]) = 1\n", "y[0] = z[0] = 1\n",
-        "y[0], z = 1, 2\n", "z, y[0] = 1, 2\n", "y[0]: float = 1\n",
+        "y[0], z = 1, 2\n", "z, y[0] = 1, 2\n", "(y[0],\n z) = 1, 2\n", "y[0]: float = 1\n",
         "for y[0] in range(3):\n    pass\n", "[0 for y[0] in range(3)]\n", "with f() as y[0]:\n    pass\n",
         "torch.add(a, b, out=c)\n", "torch.add(a, b, **{'out': c})\n", 'torch.add(a, b, **{"out": c})\n',
         "F.relu(h, inplace=True)\n", "F.relu(h, flag)\n", "F.leaky_relu(h, 0.2, True)\n",
