@@ -10,10 +10,10 @@ import contextlib
 import torch
 
 from fixinplace.verify.compare import compare
-from fixinplace.verify.inputs import find_shapes, one_line, resolve, seed_all, synth_call
+from fixinplace.verify.inputs import find_shapes, one_line, seed_all, synth_call
 from fixinplace.verify.oracles import FD_TOLERANCE
 from fixinplace.verify.reference import (EFFECT, LEAF_ERROR, Side, directional_check, finite_differences,
-                                         load_module, on_device, reference, run_side)
+                                         load_original, on_device, reference, run_side)
 
 
 def _prepare(job: dict, device: str) -> str:
@@ -21,10 +21,7 @@ def _prepare(job: dict, device: str) -> str:
     if not job.get("synth") or job.get("shapes") is not None:
         return ""
     try:
-        seed_all()
-        with on_device(device):
-            module = load_module(job["original"], job["path"], "original_shapes")
-        entry = resolve(module, job["entry"])
+        module, entry = load_original(job, device, "original_shapes")
     except BaseException as e:
         return f"the original module cannot be loaded: {one_line(e)}"
 

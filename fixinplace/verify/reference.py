@@ -71,6 +71,14 @@ def load_module(text: str, path: str, role: str) -> types.ModuleType:
     return module
 
 
+def load_original(job: dict, device: str, role: str):
+    """(module, entry): the original text loaded fresh on `device` (seeded) as module `role`, and the job's entry."""
+    seed_all()
+    with on_device(device):
+        module = load_module(job["original"], job["path"], role)
+    return module, resolve(module, job["entry"])
+
+
 def _short(error: str) -> str:
     """The first sentence of an error, for notes on results that verified."""
     head = error.split(": [", 1)[0].split(". ", 1)[0].rstrip(".")
@@ -178,10 +186,7 @@ def finite_differences(job: dict, device: str, mask: list | None) -> Side:
     """The original under no_grad: outputs and side effects as it leaves them, gradients by central differences."""
     side = Side()
     try:
-        seed_all()
-        with on_device(device):
-            module = load_module(job["original"], job["path"], "original_fd")
-        entry = resolve(module, job["entry"])
+        module, entry = load_original(job, device, "original_fd")
         with on_device(device), torch.no_grad():
             call = build_call(module, job)
             why = fd_feasible(call.leaves)
@@ -218,10 +223,7 @@ def directional_check(job: dict, device: str, ref: Side, directions: int = DIREC
     """(agrees, note or why not): for each of `directions` random directions v over all leaves, the central
     difference of the original's summed outputs (under no_grad, fresh inputs) against the reference's gradients
     dotted with v. 2 forward calls per direction, whatever the number of inputs."""
-    seed_all()
-    with on_device(device):
-        module = load_module(job["original"], job["path"], "original_fd_directions")
-    entry = resolve(module, job["entry"])
+    module, entry = load_original(job, device, "original_fd_directions")
     with on_device(device), torch.no_grad():
         call = build_call(module, job)
         if any(t.dtype != torch.float64 for _, t in call.leaves):
