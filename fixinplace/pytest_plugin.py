@@ -56,7 +56,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    """Exit with 1 when all tests passed but the tracer found a hazard."""
+    """Exit with 1 when all tests passed but the tracer found a hazard that a backward ran into."""
     found = session.config.stash.get(_KEY, None)
     if found and exitstatus == 0:
-        session.exitstatus = 1
+        from fixinplace.trace.findings import affected_run
+
+        if any(affected_run(findings) for _, findings in found):
+            session.exitstatus = 1

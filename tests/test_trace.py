@@ -121,6 +121,20 @@ def test_clean_program_reports_nothing_and_keeps_its_arguments_and_exit_status(t
     assert "args ['--exit', '3', '--format', 'x']" in proc.stdout
 
 
+def test_latent_write_is_reported_but_does_not_change_the_exit_status(tmp_path):
+    # The graph that saved `y` is alive at the end but no backward used it: the run was not affected.
+    program = PROGRAMS / "latent.py"
+    lines = markers(program)
+    proc, report = trace_json(tmp_path, str(program))
+    assert proc.returncode == 0, proc.stderr
+    (finding,) = report["findings"]
+    assert finding["backward"] is None
+    assert (finding["mutation"]["line"], finding["saved_by"]["line"]) == (lines["MUTATION"], lines["SAVED"])
+    text = cli("trace", str(program), cwd=tmp_path)
+    assert text.returncode == 0
+    assert "0 hazards found, 1 latent" in text.stderr and "latent: no backward used this graph" in text.stderr
+
+
 def test_module_mode_runs_as_main(tmp_path):
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -168,7 +182,7 @@ def test_context_manager_and_import_without_torch(tmp_path):
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "inline.py:8: `add_` wrote a tensor saved for backward" in proc.stderr
-    assert "no backward used it during the trace" in proc.stderr
+    assert "latent: no backward used this graph during the run" in proc.stderr
 
 
 def test_pytest_plugin(tmp_path):

@@ -43,6 +43,12 @@ class Finding:
         )
 
     @property
+    def latent(self) -> bool:
+        """No backward needed the broken save during the run (its graph was still alive, unused, at the end): a
+        backward through that graph would fail, but none did, so the run itself was not affected."""
+        return self.backward is None
+
+    @property
     def key(self) -> tuple:
         """What makes two findings the same hazard: the same write and save (e.g. each step of a loop)."""
         return (self.kind, _where(self.mutation), _where(self.saved_by))
@@ -89,3 +95,8 @@ def merge_unconfirmed(findings: list, finding: Finding) -> None:
             f.count += 1
             return
     findings.append(finding)
+
+
+def affected_run(findings: list) -> bool:
+    """Whether any finding broke something this run used (a backward needed the save): what sets exit status 1."""
+    return any(not f.latent for f in findings)

@@ -24,7 +24,8 @@ def _finding_text(f: Finding) -> List[str]:
         head = (f"{_where(f.saved_by)}: a tensor saved here was written in place where the tracer does not look "
                 "(a backward hook, a kernel, a torch.func transform); the backward that needs it fails")
     elif f.kind == INVALIDATED:
-        head = f"{_where(f.mutation)}: {op} wrote a tensor saved for backward; the backward that needs it fails"
+        then = "a backward through its graph would fail" if f.latent else "the backward that needs it fails"
+        head = f"{_where(f.mutation)}: {op} wrote a tensor saved for backward; {then}"
     else:
         head = (f"{_where(f.mutation)}: {op} changed a tensor saved for backward without bumping its version; "
                 "the gradient is silently wrong")
@@ -43,7 +44,7 @@ def _finding_text(f: Finding) -> List[str]:
         lines.append(f"  needed by the backward at {_where(f.backward)}")
         lines += _quoted(f.backward)
     else:
-        lines.append("  no backward used it during the trace; one through this graph would")
+        lines.append("  latent: no backward used this graph during the run; not counted in the exit status")
     if f.fix:
         unsafe = " (unsafe: review it)" if f.fix["applicability"] != "safe" else ""
         lines.append(f"  fix{unsafe}: {f.fix['title']}")
@@ -55,8 +56,12 @@ def render_text(findings: List[Finding]) -> str:
     """The findings for people: each write with its source line, the save, the tensor, the backward, the fix."""
     if not findings:
         return "fixinplace trace: no hazard found.\n"
-    n = len(findings)
-    out = [f"fixinplace trace: {n} hazard{'s' if n != 1 else ''} found", ""]
+    n = sum(not f.latent for f in findings)
+    latent = len(findings) - n
+    head = f"fixinplace trace: {n} hazard{'s' if n != 1 else ''} found"
+    if latent:
+        head += f", {latent} latent (a write to a tensor saved by a graph no backward used)"
+    out = [head, ""]
     for f in findings:
         out += _finding_text(f) + [""]
     return "\n".join(out)

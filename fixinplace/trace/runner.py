@@ -105,6 +105,7 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
     and the report could not be written to `output_file` (it then goes to stderr, after a one-line error). Raises
     `TargetError` when the script or module does not exist (nothing has run then).
     """
+    from fixinplace.trace.findings import affected_run
     from fixinplace.trace.report import render
     from fixinplace.trace.tracer import Tracer
 
@@ -145,7 +146,7 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
     if failure is not None:
         print_program_error(failure)
     sys.stderr.flush()
-    if code == 0 and tracer.findings:
+    if code == 0 and affected_run(tracer.findings):
         code = 1
     if code == 0 and unwritable:
         code = 2
