@@ -275,38 +275,30 @@ def _with_fixes(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         return diagnostics
 
 
-def _check(path: str, settings: Settings, lookup: bool = True) -> tuple[FileResult, str | None]:
+def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
     """One file's result, plus its text when it has diagnostics (for the text format's source lines).
 
-    With `settings.cache`, a result is looked up first (unless `lookup` is False: the caller just did) and stored
-    after checking (not for files that could not be read, nor for internal errors).
+    With `settings.cache` the result is stored (not for files that could not be read, nor for internal errors);
+    `run_check` looks results up before it calls this.
     """
     try:
         data = read_source_bytes(path, settings.max_file_size)
     except SourceError as e:
         return FileResult(path, error=FileError(path, str(e))), None
-    cache = _cache_for(settings) if settings.cache else None
-    key = cache.key(path, data) if cache is not None else ""
-    if cache is not None and lookup:
-        cached = cache.get(key, path)
-        if cached is not None:
-            return cached, (_text_of(data) if cached.diagnostics else None)
+    text = None
     try:
         text = decode_source(data)
-        diagnostics = check_source(text, path, settings)
+        result = FileResult(path, diagnostics=check_source(text, path, settings))
     except SourceError as e:
         result = FileResult(path, error=FileError(path, str(e)))
-        if cache is not None:
-            cache.put(key, result)
-        return result, None
     except Exception as e:  # a bug in the analysis must not stop the other files from being checked
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
         return FileResult(path, error=FileError(path, _one_line(f"internal error: {type(e).__name__}: {e}"))), None
-    result = FileResult(path, diagnostics=diagnostics)
-    if cache is not None:
-        cache.put(key, result)
-    return result, (text if diagnostics else None)
+    if settings.cache:
+        cache = _cache_for(settings)
+        cache.put(cache.key(path, data), result)
+    return result, (text if result.diagnostics else None)
 
 
 def _text_of(data: bytes) -> str | None:
@@ -367,8 +359,8 @@ class Progress(Protocol):
     def advance(self, done: int = 1) -> None: ...
 
 
-def _check_many(files: Sequence[str], settings: Settings, progress: Progress | None = None,
-                lookup: bool = True) -> list[tuple[FileResult, str | None]]:
+def _check_many(files: Sequence[str], settings: Settings,
+                progress: Progress | None = None) -> list[tuple[FileResult, str | None]]:
     """Every file's result, in the order of `files`: in worker processes when there are many, else here."""
     workers = min(settings.worker_count(), len(files) // _FILES_PER_WORKER or 1)
     if workers > 1 and len(files) >= _PARALLEL_MIN_FILES:
@@ -379,7 +371,7 @@ def _check_many(files: Sequence[str], settings: Settings, progress: Progress | N
                 results = []
                 # Small chunks keep the workers busy to the end (file costs vary a lot) and the progress smooth.
                 chunk = max(1, min(8, len(files) // (workers * 16)))
-                for item in pool.map(_check, files, [settings] * len(files), [lookup] * len(files), chunksize=chunk):
+                for item in pool.map(_check, files, [settings] * len(files), chunksize=chunk):
                     results.append(item)
                     if progress is not None:
                         progress.advance()
@@ -388,7 +380,7 @@ def _check_many(files: Sequence[str], settings: Settings, progress: Progress | N
             pass
     results = []
     for f in files:
-        results.append(_check(f, settings, lookup))
+        results.append(_check(f, settings))
         if progress is not None:
             progress.advance()
     return results
@@ -418,8 +410,7 @@ def run_check(paths: Sequence[str], settings: Settings | None = None, progress: 
                 results[i] = hit
                 if progress is not None:
                     progress.advance()
-    for i, item in zip(todo, _check_many([found.files[i] for i in todo], settings, progress,
-                                                lookup=not settings.cache)):
+    for i, item in zip(todo, _check_many([found.files[i] for i in todo], settings, progress)):
         results[i] = item
     for result, text in results:
         if result.error is not None:
