@@ -34,6 +34,7 @@ from typing import List, Optional
 import typer
 
 from fixinplace import __version__
+from fixinplace.diagnostics import one_line
 
 try:  # typer >= 0.2x vendors click
     from typer._click.exceptions import ClickException, UsageError
@@ -71,13 +72,9 @@ app = typer.Typer(
 )
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
-
-
 def _fail(message: str) -> typer.Exit:
     """Print a one-line error and return the exit (code 2) to raise."""
-    print(f"{PROG}: error: {_one_line(message)}", file=sys.stderr)
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
     return typer.Exit(2)
 
 
@@ -339,7 +336,7 @@ def _keep_verified(report, apply: bool, timeout: float) -> None:
                 write_patch(o.patch)
                 o.written = True
             except PatchError as e:
-                o.error = FileError(o.path, _one_line(e))
+                o.error = FileError(o.path, one_line(e))
                 report.errors.append(o.error)
 
 
@@ -412,7 +409,7 @@ def verify(
             text = read_file(path, settings.max_file_size).text
             pair = fix_pair(path, text, settings, unsafe=settings.unsafe_fixes)
         except (SourceError, PatchError, OSError) as e:
-            errors.append(f"{path}: error: {_one_line(e)}")
+            errors.append(f"{path}: error: {one_line(e)}")
             continue
         for name in (entry, inputs):
             if name and ":" not in name and pair.original != pair.patched and not defines(pair.original, name):
@@ -498,10 +495,10 @@ def run(argv: Optional[List[str]] = None) -> int:
         ctx = getattr(e, "ctx", None)
         if ctx is not None:
             hint = f" (see '{ctx.command_path} --help')"
-        print(f"{PROG}: error: {_one_line(e.format_message())}{hint}", file=sys.stderr)
+        print(f"{PROG}: error: {one_line(e.format_message())}{hint}", file=sys.stderr)
         return 2
     except ClickException as e:
-        print(f"{PROG}: error: {_one_line(e.format_message())}", file=sys.stderr)
+        print(f"{PROG}: error: {one_line(e.format_message())}", file=sys.stderr)
         return 2
     except (typer.Abort, KeyboardInterrupt):
         print(f"{PROG}: interrupted", file=sys.stderr)

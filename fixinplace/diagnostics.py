@@ -77,6 +77,11 @@ class Diagnostic:
         return dict(self.data).get(key, default)
 
 
+def one_line(text: object) -> str:
+    """`text` with every run of whitespace (newlines included) made one space: for one-line error messages."""
+    return " ".join(str(text).split())
+
+
 @dataclass(frozen=True)
 class FileError:
     """A file that could not be read or parsed, with a one-line reason."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Protocol, Sequence
 
 from fixinplace import prefilter
-from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity
+from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
 from fixinplace.settings import Settings
 
 
@@ -42,10 +42,6 @@ class SourceError(Exception):
 
 # ---------------------------------------------------------------------------------------------------------------
 # Reading and decoding
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
 
 
 def decode_source_bytes(data: bytes) -> tuple[str, str]:
@@ -61,7 +57,7 @@ def decode_source_bytes(data: bytes) -> tuple[str, str]:
         if "encoding problem" in e.msg:  # a UTF-8 BOM and a coding cookie naming another encoding
             raise SourceError("cannot decode: the file starts with a UTF-8 BOM but declares another encoding") from None
         if "unknown encoding" in e.msg:
-            raise SourceError(f"cannot decode: {_one_line(e.msg)}") from None
+            raise SourceError(f"cannot decode: {one_line(e.msg)}") from None
         encoding = "utf-8"  # undecodable bytes in the first two lines: say where, below
     try:
         return data.decode(encoding), encoding
@@ -127,9 +123,9 @@ def parse_source(source: str, path: str = "<string>") -> ast.Module:
     except SyntaxError as e:
         line = e.lineno or 1
         col = e.offset or 1
-        raise SourceError(f"syntax error at line {line}:{col}: {_one_line(e.msg)}") from None
+        raise SourceError(f"syntax error at line {line}:{col}: {one_line(e.msg)}") from None
     except ValueError as e:  # e.g. NUL characters in a str
-        raise SourceError(f"cannot parse: {_one_line(str(e))}") from None
+        raise SourceError(f"cannot parse: {one_line(str(e))}") from None
     except (RecursionError, MemoryError):
         raise SourceError("cannot parse: the code is too deeply nested") from None
 
@@ -294,7 +290,7 @@ def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
     except Exception as e:  # a bug in the analysis must not stop the other files from being checked
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
-        return FileResult(path, error=FileError(path, _one_line(f"internal error: {type(e).__name__}: {e}"))), None
+        return FileResult(path, error=FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))), None
     if settings.cache:
         cache = _cache_for(settings)
         cache.put(cache.key(path, data), result)

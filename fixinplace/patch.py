@@ -31,17 +31,13 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from fixinplace.diagnostics import Diagnostic, FileError, Severity
+from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line
 from fixinplace.engine import SourceError, check_source, decode_source_bytes, read_source_bytes
 from fixinplace.settings import Settings
 
 
 class PatchError(Exception):
     """A file that cannot be rewritten; the message is one line (without the path)."""
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -139,7 +135,7 @@ def encode_text(source: SourceFile, text: str) -> bytes:
             f"cannot rewrite: the fixed text has a character ({text[e.start]!r}) that {source.encoding} cannot encode"
         ) from None
     except LookupError as e:  # pragma: no cover - the codec decoded the file, so it exists
-        raise PatchError(f"cannot rewrite: {_one_line(e)}") from None
+        raise PatchError(f"cannot rewrite: {one_line(e)}") from None
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -185,7 +181,7 @@ def validate_diff(diff: str, old: str, new: str, shown_path: str) -> None:
     try:
         patch_set = unidiff.PatchSet(diff)
     except unidiff.UnidiffParseError as e:
-        raise PatchError(f"internal error: the diff does not parse: {_one_line(e)}") from None
+        raise PatchError(f"internal error: the diff does not parse: {one_line(e)}") from None
     if len(patch_set) != 1:
         raise PatchError(f"internal error: the diff has {len(patch_set)} files instead of 1")
     (patched,) = patch_set
@@ -442,11 +438,11 @@ def fix_file(
                     write_patch(patch)
                     outcome.written = True
     except (SourceError, PatchError) as e:
-        outcome.error = FileError(path, _one_line(e))
+        outcome.error = FileError(path, one_line(e))
     except Exception as e:  # a bug in the analysis or a codemod must not stop the other files
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
-        outcome.error = FileError(path, _one_line(f"internal error: {type(e).__name__}: {e}"))
+        outcome.error = FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))
     if outcome.error is not None:
         # Nothing was changed: the hazards whose fix could not be written remain (as far as they are known).
         outcome.patch = None

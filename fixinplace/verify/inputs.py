@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from fixinplace.diagnostics import one_line as collapse
+
 SYNTH_SEED = 0
 #: Shapes tried, in order, for parameters whose annotation gives none (all such parameters get the same shape),
 #: after the shapes suggested by the instance's first layer.
@@ -208,7 +210,7 @@ def find_shapes(module, spec: dict, run) -> tuple[list | None, str, str]:
 
 def one_line(e: BaseException) -> str:
     """`Type: message` on one line, at most 300 characters."""
-    text = " ".join(str(e).split())
+    text = collapse(e)
     if len(text) > 300:
         text = text[:297] + "..."
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
