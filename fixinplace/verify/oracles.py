@@ -14,19 +14,13 @@ from __future__ import annotations
 import torch
 from torch.overrides import TorchFunctionMode
 
-_AUGMENTED = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
-              "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__"}
+from fixinplace.trace.mutations import classify
 
 #: Largest number of input elements (leaves and parameters together) for finite differences: 2n forward calls.
 FD_MAX_ELEMENTS = 96
 FD_STEP = 1e-6
 #: Finite differences against autograd: central differences in float64 are accurate to about 1e-8 here.
 FD_TOLERANCE = (1e-4, 1e-6)
-
-
-def _in_place(func) -> bool:
-    name = getattr(func, "__name__", "")
-    return name in _AUGMENTED or (name.endswith("_") and not name.startswith("_"))
 
 
 class LeafUpdates(TorchFunctionMode):
@@ -40,7 +34,7 @@ class LeafUpdates(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if args and isinstance(args[0], torch.Tensor) and torch.is_grad_enabled() and _in_place(func):
+        if args and isinstance(args[0], torch.Tensor) and torch.is_grad_enabled() and classify(func)[1]:
             target = args[0]
             base = target._base if target._base is not None else target
             if base.is_leaf and base.requires_grad and id(base) not in self.excluded:
