@@ -1,12 +1,32 @@
-"""LibCST codemods, one rewrite strategy per module, driven by fixinplace's analysis.
+"""LibCST codemods that rewrite hazardous in-place tensor writes, one rewrite per module.
 
-The analysis decides which writes to rewrite and with which strategy (`fixinplace.planning`); each module here
-only rewrites one statement (`rewrite(statement, diagnostic)`), and `apply_fixes` finds the statements by
-position and applies at most one fix per statement in a single pass.
+Each module defines one `codemods._base.InPlaceFix` command (a LibCST `VisitorBasedCodemodCommand`). fixinplace's
+fix stage (`fixinplace.fix`) decides which rewrite to try for each reported write and builds the command with the
+write's facts and anchor; run alone (`python -m libcst.tool codemod -x codemods.<module>.<Class> PATH`), a
+command finds the hazards itself with fixinplace and applies its rewrite wherever fixinplace would.
 """
 
 from __future__ import annotations
 
-from codemods._driver import apply_fixes
+from codemods._base import InPlaceFix
+from codemods.augassign_out_of_place import AugAssignOutOfPlace
+from codemods.clone_at_save import CloneAtSave
+from codemods.clone_before_write import CloneBeforeWrite
+from codemods.data_out_of_place import DataOutOfPlace
+from codemods.method_out_of_place import MethodOutOfPlace
+from codemods.move_after_backward import MoveAfterBackward
+from codemods.out_to_assignment import OutToAssignment
+from codemods.remove_inplace import RemoveInplace
+from codemods.setitem_out_of_place import SetitemOutOfPlace
+from codemods.wrap_no_grad import WrapNoGrad
 
-__all__ = ["apply_fixes"]
+#: Every codemod, by strategy name.
+CODEMODS: dict[str, type[InPlaceFix]] = {
+    codemod.NAME: codemod
+    for codemod in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, MethodOutOfPlace,
+                    MoveAfterBackward, OutToAssignment, RemoveInplace, SetitemOutOfPlace, WrapNoGrad)
+}
+
+__all__ = ["CODEMODS", "AugAssignOutOfPlace", "CloneAtSave", "CloneBeforeWrite", "DataOutOfPlace", "InPlaceFix",
+           "MethodOutOfPlace", "MoveAfterBackward", "OutToAssignment", "RemoveInplace", "SetitemOutOfPlace",
+           "WrapNoGrad"]

@@ -24,3 +24,17 @@ def with_leading(first: cst.BaseStatement, original: cst.SimpleStatementLine) ->
 def replacing(new: cst.SimpleStatementLine, original: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
     """`new` stands where `original` stood: same comments above, same trailing comment and newline."""
     return new.with_changes(leading_lines=original.leading_lines, trailing_whitespace=original.trailing_whitespace)
+
+
+def torch_name(module: cst.Module | None) -> str | None:
+    """The name `torch` is imported under at module level (`import torch`, `import torch as th`)."""
+    if module is None:
+        return None
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if module.code_for_node(alias.name) == "torch":
+                            return alias.asname.name.value if alias.asname else "torch"  # type: ignore[union-attr]
+    return None

@@ -1,11 +1,15 @@
 """Strategy `remove_inplace`: `F.relu(h, inplace=True)` → `F.relu(h)` (a bare statement becomes
-`h = F.relu(h)`); `nn.ReLU(inplace=True)` → `nn.ReLU()` in the constructor of a module applied hazardously."""
+`h = F.relu(h)`); `nn.ReLU(inplace=True)` → `nn.ReLU()` in the constructor of the module whose application
+writes the saved tensor (in a chain such as `ReLU(inplace=True)` then `Dropout(inplace=True)`, the module that
+writes, not the one that saved)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
+from codemods._base import InPlaceFix
 from codemods._util import code_of, replacing, statement
+from fixinplace.facts import Span
 
 NAME = "remove_inplace"
 
@@ -27,63 +31,70 @@ def without_inplace(call: cst.Call) -> cst.Call | None:
     return call.with_changes(args=args)
 
 
-class _DropInplace(cst.CSTTransformer):
-    def __init__(self) -> None:
-        super().__init__()
-        self.done = False
+class RemoveInplace(InPlaceFix):
+    """Drops `inplace=True`: from the constructor call at `ctor` (a Span), or from the call in the statement on
+    `line` (rebinding `name` when the statement is a bare call)."""
+
+    NAME = NAME
+    DESCRIPTION = "Drop `inplace=True`, from the call that writes or from the constructor of the module that does."
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if self.done:
+        ctor: Span | None = self.anchor.get("ctor")  # type: ignore[assignment]
+        if self.applied or ctor is None or not self.spans(original, ctor):
             return updated
         result = without_inplace(updated)
         if result is None:
             return updated
-        self.done = True
+        self.applies()
         return result
 
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        line = self.anchor.get("line")
+        if self.applied or line is None or not self.starts_line(original, int(line)) or len(updated.body) != 1:
+            return updated
+        small = updated.body[0]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            call = without_inplace(small.value)
+            if call is None:
+                return updated
+            self.applies()
+            return replacing(statement(f"{self.anchor['name']} = {code_of(call, self.module)}\n", self.module),
+                             updated)
+        if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+            call = without_inplace(small.value)
+            if call is None:
+                return updated
+            self.applies()
+            return updated.with_changes(body=[small.with_changes(value=call)])
+        return updated
 
-def rewrite(original: cst.SimpleStatementLine, diagnostic, module: cst.Module | None):
-    """Drop `inplace=True` in the statement's call; rebind the written name for a bare call."""
-    small = original.body[0]
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-        call = without_inplace(small.value)
-        if call is None:
-            return None
-        root = diagnostic.datum("root")
-        return replacing(statement(f"{root} = {code_of(call, module)}\n", module), original)
-    dropper = _DropInplace()
-    new = original.visit(dropper)
-    return new if dropper.done else None
-
-
-# (before, after) programs: run as tests (tests/test_codemod_examples.py) and rendered into docs/rules.md.
-EXAMPLES = (
-    (
-        "import torch\n"
-        "import torch.nn.functional as F\n"
-        "x = torch.randn(4, requires_grad=True)\n"
-        "h = torch.sigmoid(x)\n"
-        "h = F.relu(h, inplace=True)\n"
-        "h.sum().backward()\n",
-        "import torch\n"
-        "import torch.nn.functional as F\n"
-        "x = torch.randn(4, requires_grad=True)\n"
-        "h = torch.sigmoid(x)\n"
-        "h = F.relu(h)\n"
-        "h.sum().backward()\n",
-    ),
-    (
-        "import torch\n"
-        "from torch import nn\n"
-        "act = nn.ReLU(inplace=True)\n"
-        "x = torch.randn(4, requires_grad=True)\n"
-        "h = act(torch.tanh(x))\n"
-        "h.sum().backward()\n",
-        "import torch\n"
-        "from torch import nn\n"
-        "act = nn.ReLU()\n"
-        "x = torch.randn(4, requires_grad=True)\n"
-        "h = act(torch.tanh(x))\n"
-        "h.sum().backward()\n",
-    ),
-)
+    EXAMPLES = (
+        (
+            "import torch\n"
+            "import torch.nn.functional as F\n"
+            "x = torch.randn(4, requires_grad=True)\n"
+            "h = torch.sigmoid(x)\n"
+            "h = F.relu(h, inplace=True)\n"
+            "h.sum().backward()\n",
+            "import torch\n"
+            "import torch.nn.functional as F\n"
+            "x = torch.randn(4, requires_grad=True)\n"
+            "h = torch.sigmoid(x)\n"
+            "h = F.relu(h)\n"
+            "h.sum().backward()\n",
+        ),
+        (
+            "import torch\n"
+            "from torch import nn\n"
+            "act = nn.ReLU(inplace=True)\n"
+            "x = torch.randn(4, requires_grad=True)\n"
+            "h = act(torch.tanh(x))\n"
+            "h.sum().backward()\n",
+            "import torch\n"
+            "from torch import nn\n"
+            "act = nn.ReLU()\n"
+            "x = torch.randn(4, requires_grad=True)\n"
+            "h = act(torch.tanh(x))\n"
+            "h.sum().backward()\n",
+        ),
+    )

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
+from fixinplace.facts import WriteFacts
 from fixinplace.settings import Settings
 
-SCHEMA = "v1"
+SCHEMA = "v2"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache made by fixinplace (check --no-cache skips it).\n"
 
 
@@ -35,21 +36,25 @@ def tool_fingerprint() -> str:
     from fixinplace import __version__
 
     package = Path(__file__).resolve().parent
+    codemods = package.parent / "codemods"  # the rewrites behind the fixes that refined results carry
     digest = hashlib.sha256(f"fixinplace {__version__}\n".encode())
-    for path in sorted(package.rglob("*.py")) + [package / "data" / "saved_tensors.json"]:
+    for path in sorted(package.rglob("*.py")) + sorted(codemods.rglob("*.py")) + [package / "data" / "saved_tensors.json"]:
         try:
             data = path.read_bytes()
         except OSError:
             data = b"<missing>"
-        digest.update(f"{path.relative_to(package).as_posix()}\0{len(data)}\0".encode())
+        digest.update(f"{path.relative_to(package.parent).as_posix()}\0{len(data)}\0".encode())
         digest.update(data)
     return digest.hexdigest()
 
 
-def settings_fingerprint(settings: Settings, prefilter_on: bool) -> str:
-    """The settings that change one file's result, as a string."""
+def settings_fingerprint(settings: Settings, prefilter_on: bool, variant: str = "") -> str:
+    """The settings that change one file's result, as a string (`variant`: the refinement of the results, whose
+    fixes also depend on the fix settings)."""
+    fix_settings = [settings.unsafe_fixes, settings.fix_style] if variant else []
     return json.dumps(
-        [list(settings.select), list(settings.ignore), settings.severity.value, settings.max_file_size, prefilter_on]
+        [list(settings.select), list(settings.ignore), settings.severity.value, settings.max_file_size, prefilter_on,
+         variant, *fix_settings]
     )
 
 
@@ -69,11 +74,11 @@ class Cache:
         self._ready = False
 
     @classmethod
-    def for_settings(cls, settings: Settings) -> "Cache":
-        """The cache a `check` run with these settings reads and writes."""
+    def for_settings(cls, settings: Settings, variant: str = "") -> "Cache":
+        """The cache a `check` run with these settings (and refinement `variant`) reads and writes."""
         from fixinplace import prefilter
 
-        return cls(cache_folder(settings), settings_fingerprint(settings, prefilter.enabled()))
+        return cls(cache_folder(settings), settings_fingerprint(settings, prefilter.enabled(), variant))
 
     def key(self, path: str, data: bytes) -> str:
         """The entry key of one file's bytes, read from `path`."""
@@ -146,7 +151,7 @@ def result_to_json(result: FileResult) -> dict[str, Any]:
                 "code": d.code, "severity": d.severity.value, "message": d.message,
                 "fix": [d.fix.applicability, d.fix.description, d.fix.strategy] if d.fix is not None else None,
                 "related": [[r.line, r.column, r.message] for r in d.related],
-                "data": [list(kv) for kv in d.data],
+                "facts": d.facts.to_json() if d.facts is not None else None,
             }
             for d in result.diagnostics
         ],
@@ -168,6 +173,6 @@ def result_from_json(raw: Any, path: str) -> FileResult:
             message=str(d["message"]),
             fix=Fix(str(fix[0]), str(fix[1]), str(fix[2])) if fix is not None else None,
             related=tuple(Related(int(r[0]), int(r[1]), str(r[2])) for r in d["related"]),
-            data=tuple((str(k), str(v)) for k, v in d["data"]),
+            facts=WriteFacts.from_json(d["facts"]) if d["facts"] is not None else None,
         ))
     return FileResult(path, diagnostics=diagnostics)

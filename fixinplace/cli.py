@@ -125,6 +125,21 @@ TimeoutOption = Annotated[
     float,
     typer.Option("--timeout", metavar="S", help="Seconds each verification run may take before it is stopped."),
 ]
+UnsafeFixesOption = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--unsafe-fixes/--no-unsafe-fixes",
+        help="Also apply unsafe fixes (they drop a mutation that another name could observe, change dtype "
+        "semantics, or change gradients on purpose) [default: the config's unsafe-fixes, else off].",
+        show_default=False,
+    ),
+]
+FixStyleOption = Annotated[
+    Optional[str],
+    typer.Option("--fix-style", metavar="STYLE", help="How subscript writes are rewritten: readable (masked_fill, "
+                 "else a clone) or functional (select_scatter, slice_scatter, index_put, torch.where) [default: the "
+                 "config's fix-style, else readable].", show_default=False),
+]
 ConfigOption = Annotated[
     Optional[Path],
     typer.Option("--config", metavar="PYPROJECT", help="Read [tool.fixinplace] from this file instead of the nearest pyproject.toml.", show_default=False),
@@ -198,6 +213,8 @@ def check(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the cache (.fixinplace_cache at the project root).")
     ] = False,
+    unsafe_fixes: UnsafeFixesOption = None,
+    fix_style: FixStyleOption = None,
 ) -> None:
     """Report the in-place tensor writes that break (or may break) autograd."""
     from fixinplace.engine import run_check
@@ -206,10 +223,13 @@ def check(
 
     targets = list(paths) if paths else ["."]
     settings = _load_settings(config, targets, select, ignore, severity, exclude, jobs=jobs,
-                              cache=False if no_cache else None)
+                              cache=False if no_cache else None, unsafe_fixes=unsafe_fixes, fix_style=fix_style)
+    refine = None
+    if output_format in (OutputFormat.json, OutputFormat.sarif):
+        from fixinplace.fix import offer as refine  # these formats show each diagnostic's checked fix
     progress = ProgressBar() if ProgressBar.wanted(quiet) else None
     try:
-        report = run_check(targets, settings, progress)
+        report = run_check(targets, settings, progress, refine)
     finally:
         if progress is not None:
             progress.close()
@@ -237,15 +257,8 @@ def fix(
     apply: Annotated[
         bool, typer.Option("--apply", help="Rewrite the files (default: print the unified diff, change nothing).")
     ] = False,
-    unsafe_fixes: Annotated[
-        Optional[bool],
-        typer.Option(
-            "--unsafe-fixes/--no-unsafe-fixes",
-            help="Also apply unsafe fixes (they drop a mutation that another name could observe, or change dtype "
-            "semantics) [default: the config's unsafe-fixes, else off].",
-            show_default=False,
-        ),
-    ] = None,
+    unsafe_fixes: UnsafeFixesOption = None,
+    fix_style: FixStyleOption = None,
     select: SelectOption = None,
     ignore: IgnoreOption = None,
     severity: SeverityOption = None,
@@ -260,13 +273,14 @@ def fix(
     timeout: TimeoutOption = 60.0,
 ) -> None:
     """Rewrite the hazardous in-place writes out of place: print the diff, or rewrite the files with --apply."""
-    from fixinplace.patch import run_fix
+    from fixinplace.fix.files import run_fix
 
     targets = list(paths)
-    settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes)
+    settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes,
+                              fix_style=fix_style)
     if timeout <= 0:
         raise _fail("--timeout must be positive")
-    report = run_fix(targets, settings, apply=apply and not verify, unsafe=settings.unsafe_fixes)
+    report = run_fix(targets, settings, apply=apply and not verify)
     if verify:
         _keep_verified(report, apply, timeout)
     if not apply:
@@ -306,7 +320,7 @@ def _fix_summary(report) -> List[str]:
 def _keep_verified(report, apply: bool, timeout: float) -> None:
     """`fix --verify`: verify every patched file; drop the patch of each file whose verification did not come out
     `verified` (its hazards stay in `remaining`), and with `apply` write the others. Per-file granularity."""
-    from fixinplace.patch import FileError, PatchError, write_patch
+    from fixinplace.fix.files import FileError, PatchError, write_patch
     from fixinplace.verify import FilePair, verify_pairs
 
     report.apply = apply
@@ -390,7 +404,7 @@ def verify(
     2 on usage errors. User code runs only in the child process; the patched code is never written to the file.
     """
     from fixinplace.discovery import discover
-    from fixinplace.patch import PatchError, read_file
+    from fixinplace.fix.files import PatchError, read_file
     from fixinplace.engine import SourceError
     from fixinplace.verify import defines, fix_pair, verify_pairs
     from fixinplace.verify.report import render_json, render_text
@@ -407,7 +421,7 @@ def verify(
     for path in found.files:
         try:
             text = read_file(path, settings.max_file_size).text
-            pair = fix_pair(path, text, settings, unsafe=settings.unsafe_fixes)
+            pair = fix_pair(path, text, settings)
         except (SourceError, PatchError, OSError) as e:
             errors.append(f"{path}: error: {one_line(e)}")
             continue

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from fixinplace.facts import WriteFacts
+
 
 class Severity(str, Enum):
     """How sure the analysis is that the write breaks autograd."""
@@ -25,7 +27,10 @@ class Fix:
 
     applicability: str  # "safe" | "unsafe"
     description: str
-    strategy: str = ""  # codemod module name that performs it
+    strategy: str = ""  # the codemod that performs it (its module name in `codemods/`)
+    # The checked rewrite itself (a `fixinplace.fix.candidates.Candidate`), to apply it again: not compared,
+    # not serialised.
+    candidate: object = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict:
         """The public JSON form: applicability and description only."""
@@ -55,8 +60,7 @@ class Diagnostic:
     message: str
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
-    # Machine-readable facts for fixes/hover: write form, written name, saving op, ...
-    data: tuple[tuple[str, str], ...] = ()
+    facts: WriteFacts | None = None  # what the analysis knows about the write (for the fix stage)
 
     def to_json(self) -> dict:
         """The public JSON form (contract of `check --format json`)."""
@@ -71,10 +75,6 @@ class Diagnostic:
             "message": self.message,
             "fix": self.fix.to_json() if self.fix else None,
         }
-
-    def datum(self, key: str, default: str = "") -> str:
-        """One machine-readable fact by key."""
-        return dict(self.data).get(key, default)
 
 
 def one_line(text: object) -> str:

@@ -77,30 +77,34 @@ def rule_table(link_prefix: str = "") -> str:
 _FIXES_HEADER = """\
 ## Fixes
 
-`fixinplace fix` rewrites each hazard with one of these strategies (one LibCST codemod each, in `codemods/`);
-the analysis chooses the strategy and whether the fix is `safe` (keeps behaviour: applied by default) or `unsafe`
-(drops a mutation that another name, the caller or an attribute could observe: applied with `--unsafe-fixes`).
-No fix is offered for an optimizer step before a backward (FIP103) or a fused optimizer (FIP104): reordering
-changes which gradients the step sees. Each example below is run as a test.
+`fixinplace fix` rewrites each hazard with one of these strategies (one LibCST codemod each, in `codemods/`). For
+every diagnostic the planner lists the candidate rewrites in order of preference, each `safe` (keeps what the
+program computes: applied by default) or `unsafe` (may drop a mutation that another name, the caller or an
+attribute could observe, or change a dtype or gradients on purpose: applied with `--unsafe-fixes`). Each
+candidate is applied on its own and the file analysed again: it is kept only when the write it targets is no
+longer reported, no other error or warning appears and the code parses; otherwise the next one is tried. No
+candidate passes: no fix is offered. Each example below is run as a test (LibCST's `CodemodTest`, and under
+torch).
 """
 
 
 def fixes_markdown() -> str:
     """The section on fix strategies, from each codemod's docstring and examples."""
     import difflib
+    import sys
 
-    from codemods._driver import STRATEGIES
+    from codemods import CODEMODS
 
     parts = [_FIXES_HEADER]
-    for name, module in sorted(STRATEGIES.items()):
-        doc = (module.__doc__ or "").strip()
+    for name, codemod in sorted(CODEMODS.items()):
+        doc = (sys.modules[codemod.__module__].__doc__ or "").strip()
         parts.append(f'<a id="fix-{name.replace("_", "-")}"></a>\n\n### `{name}`\n')
         summary = doc.split("\n\n")[0].replace(f"Strategy `{name}`: ", "")
         parts.append(summary[:1].upper() + summary[1:] + "\n")
-        rest = [p for p in doc.split("\n\n")[1:] if not p.lstrip().startswith(("Flagged", "Left alone"))]
+        rest = doc.split("\n\n")[1:]
         if rest:
             parts.append("\n\n".join(rest) + "\n")
-        for before, after in getattr(module, "EXAMPLES", ()):
+        for before, after in codemod.EXAMPLES:
             diff = difflib.unified_diff(before.splitlines(True), after.splitlines(True), "before.py", "after.py")
             parts.append("```diff\n" + "".join(diff).rstrip("\n") + "\n```\n")
     return "\n".join(parts)

@@ -12,12 +12,14 @@ front end (CLI, LSP, fix) shares them:
     parse_source(text, path) -> ast.Module      or SourceError("syntax error at line L:C: msg")
     apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`
     select_diagnostics(diags, settings)         --select / --ignore prefixes, then the severity threshold
-    check_source(text, path, settings)          all of the above around `fixinplace.analysis.analyze_module`,
-                                                with each diagnostic's `fix` planned by `fixinplace.fixer`
+    analyse_source(text, path)                  every rule and severity, suppressions applied (what the fix stage
+                                                checks its rewrites against)
+    check_source(text, path, settings)          the above, selected and thresholded
     check_file(path, settings) -> FileResult    one file; problems become a one-line FileError
-    run_check(paths, settings) -> Report        discovery + every file: cached results (`fixinplace.cache`,
+    run_check(paths, settings, refine=) -> Report   discovery + every file: cached results (`fixinplace.cache`,
                                                 when `settings.cache`), the others in worker processes when
-                                                there are many (`--jobs`), else in this one
+                                                there are many (`--jobs`), else in this one; `refine` lets a
+                                                front end add to each file's diagnostics (the checked fixes)
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import re
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 from fixinplace import prefilter
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
@@ -237,41 +239,34 @@ def _analyze(tree: ast.Module, source: str, path: str) -> list[Diagnostic]:
     return list(analyze_module(tree, source, path))
 
 
-def check_source(source_text: str, path: str = "<string>", settings: Settings | None = None) -> list[Diagnostic]:
-    """The diagnostics reported for one file's text (suppressed, selected, thresholded, sorted).
+def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]:
+    """Every diagnostic of one file's text, of every rule and severity, suppression comments applied (sorted).
 
-    Raises `SourceError` when the text cannot be parsed. Text without any in-place pattern is not parsed.
+    This is what the fix stage checks its rewrites against, whatever the user selected. Raises `SourceError`
+    when the text cannot be parsed. Text without any in-place pattern is not parsed.
     """
-    settings = settings or Settings()
     if not might_write_in_place(source_text):
         return []
     tree = parse_source(source_text, path)
     diagnostics = [d if d.path == path else replace(d, path=path) for d in _analyze(tree, source_text, path)]
-    diagnostics = apply_suppressions(diagnostics, source_text)
-    diagnostics = _with_fixes(select_diagnostics(diagnostics, settings))
-    return sorted(set(diagnostics), key=sort_key)
+    return sorted(set(apply_suppressions(diagnostics, source_text)), key=sort_key)
 
 
-def _with_fixes(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """The diagnostics with their `fix` (applicability and description) planned by `fixinplace.fixer`.
+def check_source(source_text: str, path: str = "<string>", settings: Settings | None = None) -> list[Diagnostic]:
+    """The diagnostics reported for one file's text (suppressed, selected, thresholded, sorted), without fixes.
 
-    Planning needs no LibCST (`fixer` imports the codemods only to apply fixes), so `check` stays fast. A failure
-    of the planning must not lose the diagnostics: they are then reported without a fix (`FIXINPLACE_DEBUG=1`
-    raises instead); `fix` calls the planning itself and reports such a failure for the file.
+    Raises `SourceError` when the text cannot be parsed. Text without any in-place pattern is not parsed.
     """
-    if not diagnostics:
-        return diagnostics
-    try:
-        from fixinplace.fixer import attach_fixes
-
-        return attach_fixes(diagnostics)
-    except Exception:
-        if os.environ.get("FIXINPLACE_DEBUG"):
-            raise
-        return diagnostics
+    return select_diagnostics(analyse_source(source_text, path), settings or Settings())
 
 
-def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
+#: `refine(text, path, diagnostics, settings) -> diagnostics`: what a front end adds to each file's diagnostics
+#: (the fix stage's checked fixes, for formats that show them). A module-level function, so that worker processes
+#: can run it; the cache keeps refined and plain results apart.
+Refine = Callable[[str, str, list, Settings], list]
+
+
+def _check(path: str, settings: Settings, refine: Refine | None = None) -> tuple[FileResult, str | None]:
     """One file's result, plus its text when it has diagnostics (for the text format's source lines).
 
     With `settings.cache` the result is stored (not for files that could not be read, nor for internal errors);
@@ -284,7 +279,10 @@ def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
     text = None
     try:
         text = decode_source(data)
-        result = FileResult(path, diagnostics=check_source(text, path, settings))
+        diagnostics = check_source(text, path, settings)
+        if refine is not None and diagnostics:
+            diagnostics = refine(text, path, diagnostics, settings)
+        result = FileResult(path, diagnostics=diagnostics)
     except SourceError as e:
         result = FileResult(path, error=FileError(path, str(e)))
     except Exception as e:  # a bug in the analysis must not stop the other files from being checked
@@ -292,7 +290,7 @@ def _check(path: str, settings: Settings) -> tuple[FileResult, str | None]:
             raise
         return FileResult(path, error=FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))), None
     if settings.cache:
-        cache = _cache_for(settings)
+        cache = _cache_for(settings, refine)
         cache.put(cache.key(path, data), result)
     return result, (text if result.diagnostics else None)
 
@@ -307,14 +305,15 @@ def _text_of(data: bytes) -> str | None:
 _CACHES: dict = {}
 
 
-def _cache_for(settings: Settings):
-    """The `fixinplace.cache.Cache` of these settings (one per process and settings)."""
+def _cache_for(settings: Settings, refine: Refine | None = None):
+    """The `fixinplace.cache.Cache` of these settings and refinement (one per process)."""
     from fixinplace.cache import Cache
 
-    key = (settings, prefilter.enabled())  # the filter switch is part of the cache key
+    variant = f"{refine.__module__}.{refine.__qualname__}" if refine is not None else ""
+    key = (settings, prefilter.enabled(), variant)  # the filter switch is part of the cache key
     cache = _CACHES.get(key)
     if cache is None:
-        cache = _CACHES[key] = Cache.for_settings(settings)
+        cache = _CACHES[key] = Cache.for_settings(settings, variant)
     return cache
 
 
@@ -355,8 +354,8 @@ class Progress(Protocol):
     def advance(self, done: int = 1) -> None: ...
 
 
-def _check_many(files: Sequence[str], settings: Settings,
-                progress: Progress | None = None) -> list[tuple[FileResult, str | None]]:
+def _check_many(files: Sequence[str], settings: Settings, progress: Progress | None = None,
+                refine: Refine | None = None) -> list[tuple[FileResult, str | None]]:
     """Every file's result, in the order of `files`: in worker processes when there are many, else here."""
     workers = min(settings.worker_count(), len(files) // _FILES_PER_WORKER or 1)
     if workers > 1 and len(files) >= _PARALLEL_MIN_FILES:
@@ -367,7 +366,8 @@ def _check_many(files: Sequence[str], settings: Settings,
                 results = []
                 # Small chunks keep the workers busy to the end (file costs vary a lot) and the progress smooth.
                 chunk = max(1, min(8, len(files) // (workers * 16)))
-                for item in pool.map(_check, files, [settings] * len(files), chunksize=chunk):
+                for item in pool.map(_check, files, [settings] * len(files), [refine] * len(files),
+                                     chunksize=chunk):
                     results.append(item)
                     if progress is not None:
                         progress.advance()
@@ -376,14 +376,16 @@ def _check_many(files: Sequence[str], settings: Settings,
             pass
     results = []
     for f in files:
-        results.append(_check(f, settings))
+        results.append(_check(f, settings, refine))
         if progress is not None:
             progress.advance()
     return results
 
 
-def run_check(paths: Sequence[str], settings: Settings | None = None, progress: Progress | None = None) -> Report:
-    """Discover the files under `paths`, check each one (cached results first), and collect them into a `Report`.
+def run_check(paths: Sequence[str], settings: Settings | None = None, progress: Progress | None = None,
+              refine: Refine | None = None) -> Report:
+    """Discover the files under `paths`, check each one (cached results first), and collect them into a `Report`;
+    `refine` adds to each file's diagnostics (see `Refine`).
 
     The report is the same whatever the number of processes and whether results came from the cache.
     """
@@ -399,14 +401,14 @@ def run_check(paths: Sequence[str], settings: Settings | None = None, progress: 
     if settings.cache:
         todo = []
         for i, path in enumerate(found.files):  # cache hits are cheaper here than in a worker process
-            hit = _cached(path, settings)
+            hit = _cached(path, settings, refine)
             if hit is None:
                 todo.append(i)
             else:
                 results[i] = hit
                 if progress is not None:
                     progress.advance()
-    for i, item in zip(todo, _check_many([found.files[i] for i in todo], settings, progress)):
+    for i, item in zip(todo, _check_many([found.files[i] for i in todo], settings, progress, refine)):
         results[i] = item
     for result, text in results:
         if result.error is not None:
@@ -418,13 +420,13 @@ def run_check(paths: Sequence[str], settings: Settings | None = None, progress: 
     return report
 
 
-def _cached(path: str, settings: Settings) -> tuple[FileResult, str | None] | None:
+def _cached(path: str, settings: Settings, refine: Refine | None = None) -> tuple[FileResult, str | None] | None:
     """A file's cached result (and its text when it has diagnostics), or None (also when it cannot be read)."""
     try:
         data = read_source_bytes(path, settings.max_file_size)
     except SourceError:
         return None
-    cache = _cache_for(settings)
+    cache = _cache_for(settings, refine)
     result = cache.get(cache.key(path, data), path)
     if result is None:
         return None

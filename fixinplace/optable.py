@@ -143,6 +143,9 @@ class OpEntry:
         self.name: str = name
         self.differentiable: bool = bool(op["differentiable"])
         self.view: str = op["view"]
+        # The result's dtype against its floating-point tensor inputs' (which share one), as measured: "input" (the
+        # same: exp, amax, matmul, ...), a dtype name ("bool" for eq, "int64" for argmax), "sometimes", or None.
+        self.dtype: str | None = op.get("dtype")
         self.inplace_param: bool = bool(ref.get("inplace_param", False))
         sig = ref.get("signature")
         self.signature: list[str] | None = list(sig) if sig is not None else None
@@ -320,6 +323,18 @@ class OpEntry:
             return self.view
         return "always" if vs == {True} else "never" if vs == {False} else "sometimes"
 
+    def dtype_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> str | None:
+        """Like ``dtype`` but over the samples that look like this call (``softmax(x, 1)`` keeps x's dtype,
+        ``softmax(x, 1, dtype=...)`` does not); no matching sample: ``dtype``."""
+        matching = self.matching_variants(args, kwargs)
+        # Samples passing an argument the call leaves out (`dtype=`) say nothing about this call when others don't.
+        same = [v for v in matching if set(v["kwargs"]) <= set(kwargs)
+                and len(v["args"]) + len(v["kwargs"]) <= len(args) + len(kwargs)]
+        seen = {v.get("dtype") for v in same or matching} - {None}
+        if not seen:
+            return self.dtype
+        return seen.pop() if len(seen) == 1 else "sometimes"
+
     def outputs_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> int:
         """Number of tensors in the result (``vals, idx = h.max(1)``: 2): the most any matching sample
         returned. A sequence result whose length depends on the arguments (``split``/``chunk``/
@@ -348,6 +363,7 @@ class ModuleEntry:
         self.inplace_method: str | None = data.get("inplace_method")
         self.parameters: list[str] = list(data["parameters"])
         self.buffers: list[str] = list(data["buffers"])
+        self.dtype: str | None = data.get("dtype")  # the output's dtype against the input's (as OpEntry.dtype)
         self._samples: list[Mapping[str, Any]] = data["samples"]
 
     def __repr__(self) -> str:
@@ -444,6 +460,11 @@ class OpTable:
     def inplace_functions(self) -> dict[str, str]:
         """Function with an ``inplace`` parameter -> the in-place builtin it calls when ``inplace=True``."""
         return {q: d["method"] for q, d in self._data["inplace_functions"].items() if d.get("method")}
+
+    def factory_dtype(self, qualname: str) -> str | None:
+        """The dtype a factory gives a tensor made from sizes alone (`torch.zeros(2, 3)`: "float32"), or None when
+        the function is not such a factory."""
+        return (self._data.get("factories") or {}).get(qualname)
 
     def module(self, class_name: str) -> ModuleEntry | None:
         """``Linear``, ``ReLU``, ``BatchNorm2d`` (a qualified ``torch.nn.Linear`` works too)."""

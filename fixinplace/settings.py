@@ -10,7 +10,10 @@ Configuration keys (kebab-case, as in the `[tool.fixinplace]` table; `snake_case
     respect-gitignore = true      # skip what `.gitignore` files ignore
     max-file-size = 5242880       # bytes; larger files are reported as errors, not analysed
     jobs = 0                      # worker processes for `check`; 0 = one per CPU
-    unsafe-fixes = false          # `fix` also applies unsafe fixes (as `--unsafe-fixes`); not used by `check`
+    unsafe-fixes = false          # `fix` also applies unsafe fixes (as `--unsafe-fixes`); `check --format json`,
+                                  # the language server and `trace` then show those fixes
+    fix-style = "readable"        # subscript rewrites: "readable" (masked_fill, else a clone) or "functional"
+                                  # (select_scatter, slice_scatter, index_put, torch.where: no in-place op left)
     cache = true                  # `check` skips unchanged files with a cache (`--no-cache` for one run)
     cache-dir = ".fixinplace_cache"  # the cache folder, relative to the project root (the config's folder)
     [tool.fixinplace.verify]      # for `fixinplace verify` / `fix --verify` (see fixinplace.verify.declare)
@@ -86,6 +89,7 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     jobs: int = 0  # 0: one worker per CPU
     unsafe_fixes: bool = False  # `fix` applies unsafe fixes too
+    fix_style: str = "readable"  # readable | functional (see FIX_STYLES)
     cache: bool = True  # `check` reads and writes `fixinplace.cache`
     cache_dir: str = ".fixinplace_cache"  # relative to project_root
     verify_inputs: tuple[tuple[str, str], ...] = ()  # [tool.fixinplace.verify] inputs: (function, factory)
@@ -108,6 +112,7 @@ class Settings:
         jobs: int | None = None,
         max_file_size: int | None = None,
         unsafe_fixes: bool | None = None,
+        fix_style: str | None = None,
         cache: bool | None = None,
     ) -> "Settings":
         """Apply command-line flags.
@@ -133,6 +138,8 @@ class Settings:
             changes["max_file_size"] = max_file_size
         if unsafe_fixes is not None:
             changes["unsafe_fixes"] = unsafe_fixes
+        if fix_style is not None:
+            changes["fix_style"] = _parse_fix_style(fix_style, "--fix-style")
         if cache is not None:
             changes["cache"] = cache
         return replace(self, **changes)
@@ -189,10 +196,23 @@ _KEYS: dict[str, tuple[str, str]] = {
     "max-file-size": ("max_file_size", "size"),
     "jobs": ("jobs", "count"),
     "unsafe-fixes": ("unsafe_fixes", "bool"),
+    "fix-style": ("fix_style", "fix-style"),
     "cache": ("cache", "bool"),
     "cache-dir": ("cache_dir", "str"),
     "verify": ("verify_inputs", "verify"),
 }
+
+
+#: The forms `fix` writes subscript rewrites in: `readable` takes `masked_fill` for a boolean mask and a number,
+#: and a clone before the write for the rest; `functional` writes every one out of place (for torch.func and
+#: torch.compile users).
+FIX_STYLES = ("readable", "functional")
+
+
+def _parse_fix_style(value: Any, where: str) -> str:
+    if value not in FIX_STYLES:
+        raise ConfigError(f"{where} must be one of: {', '.join(repr(s) for s in FIX_STYLES)} (got {value!r})")
+    return value
 
 
 def _verify_inputs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
@@ -230,6 +250,8 @@ def settings_from_table(table: dict[str, Any], source: str, project_root: Path) 
             changes[attr] = _parse_severity(value, where)
         elif kind == "verify":
             changes[attr] = _verify_inputs(value, where)
+        elif kind == "fix-style":
+            changes[attr] = _parse_fix_style(value, where)
         elif kind == "bool":
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} must be true or false")

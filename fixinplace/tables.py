@@ -96,7 +96,10 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
                    "FT": ["input:0"],   #   items saved: "input:<pos>", "input:<kwname>", "output", "output:<i>"
                    "TT": ["input:0", "input:1"]},
          "view": false, "differentiable": true,
-         "outputs": 1}]}},              # number of tensors in the result
+         "outputs": 1,                  # number of tensors in the result
+         "dtype": "input"}],            # the result's dtype: input (that of the floating-point inputs), a
+                                        # dtype name (bool, int64, ...), or null (no floating-point input)
+       "dtype": "input"}},              # over the variants: the one they agree on, or sometimes
      "functions": {"torch.mul": {"op": "torch.mul", "signature": [...], "inplace_param": false,
                                  "keywords": {...}, "defaults": {...}, "required": [...]}},
                          # keywords/defaults/required of that name (method: position 0 is self)
@@ -114,9 +117,11 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
         "parameters": ["weight", "bias"], "buffers": ["running_mean", "running_var", "num_batches_tracked"],
         "samples": [{"training": true, "params": [...present...], "buffers": [...present...],
                      "inputs": 1, "outputs": 1,
-                     "saved": {"TT": [...], "TF": [...], "FT": [...]}}]}}
+                     "saved": {"TT": [...], "TF": [...], "FT": [...]}, "dtype": "input"}],
+        "dtype": "input"}},              # the output's dtype vs the input's, over the samples
                      # config key: <input requires grad><params require grad>; items "input",
                      # "input:<i>", "input:<kw>", "output", "output:<i>", "param:<name>", "buffer:<name>"
+     "factories": {"torch.zeros": "float32", ...}  # functions making a tensor from sizes alone, and its dtype
     }
 """
 
@@ -133,12 +138,12 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import torch
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "saved_tensors.json"
-FORMAT = 2
+FORMAT = 3  # 3: dtype relations of ops and modules, factories
 SEED = 0
 SENTINEL = 987654  # fits the 32-bit version counter
 MAX_SCAN = 150  # samples looked at per OpInfo
@@ -279,6 +284,45 @@ def _saved_tensors(nodes: list[Any]) -> list[torch.Tensor]:
     return saved
 
 
+def _in_dtype(value: Any, dtype: torch.dtype) -> Any:
+    """`value` with its floating-point tensors (at the top level, or in a list or tuple) converted to `dtype`."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to(dtype) if value.dtype.is_floating_point else value
+    if type(value) in (list, tuple) and _tensors_in(value):
+        return type(value)(_in_dtype(v, dtype) for v in value)
+    return value
+
+
+def _dtype_relation(fn: Callable, args: Sequence, kwargs: Mapping, output: Any) -> str | None:
+    """What decides the dtype of a call's (first) output, from the call as run and again with its floating-point
+    inputs in the other of float32/float64: `input` when it follows them (exp, amax, matmul), the dtype's name when
+    it is always the same (`bool` for eq, `int64` for argmax, `float64` for double), `sometimes` otherwise; None
+    when no floating-point tensor went in (or the second call fails)."""
+    floating = {t.dtype for t in _tensors_in(list(args) + list(kwargs.values())) if t.dtype.is_floating_point}
+    if len(floating) != 1 or not isinstance(output, torch.Tensor):
+        return None
+    first = floating.pop()
+    other = torch.float32 if first == torch.float64 else torch.float64
+    _seed()
+    try:
+        again = _tensors_in(fn(*[_in_dtype(a, other) for a in args], **{k: _in_dtype(v, other) for k, v in kwargs.items()}))
+    except Exception:
+        return None
+    if not again:
+        return None
+    if output.dtype == first and again[0].dtype == other:
+        return "input"
+    if output.dtype == again[0].dtype:
+        return str(output.dtype).replace("torch.", "")
+    return "sometimes"
+
+
+def _relation_of(values: Iterable[str | None]) -> str | None:
+    """One relation for several measurements: the one they agree on, `sometimes` when they differ."""
+    seen = {v for v in values if v is not None}
+    return None if not seen else seen.pop() if len(seen) == 1 else "sometimes"
+
+
 def _output_name(i: int) -> str:
     return "output" if i == 0 else f"output:{i}"
 
@@ -306,7 +350,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
     slots += [(k, kwargs[k]) for k in sorted(kwargs)]
     grad_slots = [key for key, v in slots if any(_grad_able(t) for t in _tensors_in(v))]
     saved_by_cfg: dict[str, list[str]] = {}
-    state = {"view": False, "differentiable": False, "outputs": 0}
+    state = {"view": False, "differentiable": False, "outputs": 0, "dtype": None}
 
     def run(cfg: tuple[bool, ...]) -> bool:
         rg = dict(zip(grad_slots, cfg))
@@ -326,6 +370,8 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
             return False
         outputs = _tensors_in(out)
         state["outputs"] = max(state["outputs"], len(outputs))
+        if not any(cfg) and outputs:
+            state["dtype"] = _dtype_relation(fn, call_args, call_kwargs, outputs[0])
         # view: an output shares the version counter of an input
         if any(_probe(candidates, outputs)):
             state["view"] = True
@@ -376,6 +422,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
         "view": state["view"],
         "differentiable": state["differentiable"],
         "outputs": state["outputs"],
+        "dtype": state["dtype"],
     }
 
 
@@ -988,6 +1035,7 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
         m_sig, _ = _signature(names.obj(measured_as), m_kind == "m")
         ops[key] = {
             "differentiable": any(v["differentiable"] for v in variants),
+            "dtype": _relation_of(v["dtype"] for v in variants),
             "view": "always" if views == {True} else "never" if views == {False} else "sometimes",
             "measured_as": m_name if m_kind == "f" else "Tensor." + m_name,
             "signature": m_sig,
@@ -1268,6 +1316,13 @@ def _module_run(cls: type, cargs: tuple, ckwargs: dict, fargs: tuple, fkwargs: d
     _seed()
     out = m(*call_args, **call_kwargs)
     outputs = _tensors_in(out)
+    relation = None
+    if outputs and not anything:  # once per sample, without autograd (the module itself, in the other dtype)
+        def again(*a, **k):
+            return m.to(a[0].dtype if a and isinstance(a[0], torch.Tensor) else dtype)(*a, **k)
+
+        relation = _dtype_relation(again, call_args, call_kwargs, outputs[0])
+        m.to(dtype)
     items: set[str] = set()
     if anything:
         nodes = _autograd_nodes(outputs, {id(c.grad_fn) for _, c in candidates if c.grad_fn is not None})
@@ -1275,13 +1330,14 @@ def _module_run(cls: type, cargs: tuple, ckwargs: dict, fargs: tuple, fkwargs: d
         for found in _probe(candidates + [(_output_name(i), o) for i, o in enumerate(outputs)], saved):
             items |= found
     n_inputs = max([len(call_args)] + [fwd.index(k) + 1 for k in call_kwargs if k in fwd])
-    return ({"anything": anything, "items": sorted(items)}, [n for n, _ in params], [n for n, _ in buffers],
-            n_inputs, len(outputs))
+    return ({"anything": anything, "items": sorted(items), "dtype": relation}, [n for n, _ in params],
+            [n for n, _ in buffers], n_inputs, len(outputs))
 
 
 def _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, dtype, training, counters) -> dict | None:
     saved: dict[str, list[str]] = {}
     meta = None
+    relations = []
     for input_rg in (False, True):
         for params_rg in (False, True):
             try:
@@ -1291,13 +1347,14 @@ def _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, dtype, training,
                 continue
             run, params, buffers, n_in, n_out = res
             meta = (params, buffers, n_in, n_out)
+            relations.append(run["dtype"])
             if run["anything"]:
                 saved[_cfg_key((input_rg, params_rg))] = run["items"]
     if meta is None:
         return None
     params, buffers, n_in, n_out = meta
     return {"training": training, "params": params, "buffers": buffers, "inputs": n_in, "outputs": n_out,
-            "saved": saved}
+            "saved": saved, "dtype": _relation_of(relations)}
 
 
 def _module_inplace_method(cls, cargs, ckwargs, fargs, fkwargs, dtype) -> tuple[str | None, bool] | None:
@@ -1362,6 +1419,7 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
             "inplace_data_write": inplace_effect[1] if inplace_effect else None,
             "parameters": params,
             "buffers": buffers,
+            "dtype": _relation_of(v["dtype"] for v in measured),
             "samples": measured,
         }
         _log(verbose, f"  module {name}: {len(measured)} samples")
@@ -1440,6 +1498,7 @@ def generate(verbose: bool = False) -> dict:
             inplace_functions = _measure_inplace_functions(op_db, names, counters)
             _log(verbose, f"in-place tables done at {time.time() - t0:.1f}s")
             modules, skipped_modules = _measure_modules(names, counters, verbose)
+            factories = _measure_factories()
     counters["opinfos_skipped"] = len(skipped_ops)
     counters["ops"] = len(ops)
     counters["functions"] = len(functions)
@@ -1461,7 +1520,31 @@ def generate(verbose: bool = False) -> dict:
         "inplace_methods": inplace_methods,
         "inplace_functions": inplace_functions,
         "modules": modules,
+        "factories": factories,
     }
+
+
+def _measure_factories() -> dict[str, str]:
+    """The torch functions whose ATen schema starts with a `size` argument and that make a tensor from sizes alone
+    (`torch.zeros(2, 3)`), with the dtype they give it (the default dtype, float32, for the floating ones)."""
+    out: dict[str, str] = {}
+    for name in sorted(dir(torch)):
+        fn = getattr(torch, name, None)
+        if name.startswith("_") or not callable(fn):
+            continue
+        try:
+            schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+        except Exception:
+            continue
+        if not any(s.arguments and s.arguments[0].name == "size" for s in schemas):
+            continue
+        try:
+            made = fn(2, 3)
+        except Exception:
+            continue
+        if isinstance(made, torch.Tensor) and tuple(made.shape) == (2, 3):
+            out[f"torch.{name}"] = str(made.dtype).replace("torch.", "")
+    return out
 
 
 class _Sink:

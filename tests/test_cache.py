@@ -22,7 +22,9 @@ CLEAN = "import torch\nx = torch.ones(3)\nx.add_(1)\n"
 
 
 def _entries(project: Path) -> list[Path]:
-    return sorted((project / ".fixinplace_cache" / "v1").rglob("*.json"))
+    from fixinplace.cache import SCHEMA
+
+    return sorted((project / ".fixinplace_cache" / SCHEMA).rglob("*.json"))
 
 
 def _project(tmp_path: Path) -> Path:
@@ -40,7 +42,8 @@ def test_warm_run_reports_exactly_what_the_cold_run_did(tmp_path):
         warm = cli("check", "--format", fmt, ".", cwd=project)
         fresh = cli("check", "--no-cache", "--format", fmt, ".", cwd=project)
         assert cold.stdout == warm.stdout == fresh.stdout and warm.returncode == 2
-    assert len(_entries(project)) == 3
+    # Three files, each cached twice: plain (text) and with the checked fixes that json and sarif show.
+    assert len(_entries(project)) == 6
     assert (project / ".fixinplace_cache" / ".gitignore").read_text().strip().endswith("*")
     assert (project / ".fixinplace_cache" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
 

@@ -19,18 +19,22 @@ import pytest
 from clirun import cli
 import unidiff
 
+from codemods import CODEMODS
 from fixinplace.rules import RULES
 
 REPO = Path(__file__).resolve().parent.parent
 CHECK_DIR = REPO / "fixtures" / "check"
 
 RULE = {rule.code: rule for rule in RULES}
-SAVED = RULE["FIP101"].flagged[0]  # uexp = u.exp(); uexp[0] = 666: fixed by inserting `uexp = uexp.clone()`
-METHOD = RULE["FIP101"].flagged[1]  # v.add_(1) with v saved by pow: fixed by `v = v.add(1)`
+# uexp = u.exp(); uexp[0] = 666; nothing reads uexp afterwards: fixed by cloning exp's output where it is made
+SAVED = RULE["FIP101"].flagged[0]
+# v.add_(1) with v saved by pow, v not read afterwards: fixed by cloning the input pow saves, `v.clone() ** 2`
+METHOD = RULE["FIP101"].flagged[1]
 LEAF = RULE["FIP102"].flagged[0]  # w.add_(1) on a leaf: fixed by wrapping it in `with torch.no_grad():`
 CLEAN = RULE["FIP101"].clean[0]
-#: A write into a function's argument: its only fix is unsafe (the caller would no longer see the write).
-ARGUMENT = CHECK_DIR / "026_sin_input_setitem.py"
+#: A write into a function's argument, a caller's leaf: its only fix is unsafe (the caller would no longer see the
+#: write).
+ARGUMENT = CHECK_DIR / "009_seed002_add_inplace_forward_leaf.py"
 
 
 def cli_bytes(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -78,7 +82,7 @@ def test_diff_is_printed_and_nothing_changes(tmp_path):
     ]
     assert proc.stdout.startswith("--- a/pkg/leaf.py\n+++ b/pkg/leaf.py\n@@ ")
     assert "+with torch.no_grad():\n+    w.add_(1)  # expect: FIP102\n" in proc.stdout
-    assert "+uexp = uexp.clone()\n" in proc.stdout
+    assert "+uexp = u.exp().clone()\n" in proc.stdout
     assert proc.stderr == "Would fix 2 hazards in 2 files.\n"
 
 
@@ -127,7 +131,7 @@ def test_apply_rewrites_and_a_second_apply_changes_nothing(tmp_path):
     proc = cli("fix", "--apply", ".", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout == "Fixed 3 hazards in 3 files.\n" and proc.stderr == ""
-    assert (tmp_path / "method.py").read_text() == METHOD.replace("v.add_(1)", "v = v.add(1)")
+    assert (tmp_path / "method.py").read_text() == METHOD.replace("usq = v ** 2", "usq = v.clone() ** 2")
     assert cli("check", ".", cwd=tmp_path).returncode == 0
     after = snapshot(tmp_path)
     again = cli("fix", "--apply", ".", cwd=tmp_path)
@@ -141,7 +145,7 @@ def test_apply_on_the_fixtures_is_idempotent(tmp_path, flags):
     shutil.copytree(CHECK_DIR, tmp_path / "check", ignore=shutil.ignore_patterns("*.json"))
     first = cli("fix", "--apply", *flags, "check", cwd=tmp_path)
     assert first.returncode == 1, first.stderr  # some hazards have no fix
-    assert first.stdout.startswith("Fixed ") and "remain (run `fixinplace check`)" in first.stdout
+    assert first.stdout.startswith("Fixed ") and " (run `fixinplace check`)" in first.stdout
     after = snapshot(tmp_path)
     second = cli("fix", "--apply", *flags, "check", cwd=tmp_path)
     assert second.stdout.startswith("Fixed 0 hazards in 0 files;"), second.stdout
@@ -168,12 +172,16 @@ def test_safe_programs_come_out_byte_identical(tmp_path):
 
 
 def test_remaining_hazards_exit_1(tmp_path):
-    """An optimizer step between forward and backward (FIP103) has no automatic fix: it remains."""
+    """An optimizer step between forward and backward (FIP103) has only an unsafe fix (the step moves after the
+    second backward): without --unsafe-fixes it remains, and the summary shows that fix."""
     (tmp_path / "gan.py").write_text(RULE["FIP103"].flagged[0])
     (tmp_path / "leaf.py").write_text(LEAF)
     proc = cli("fix", "--apply", ".", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
-    assert proc.stdout == "Fixed 1 hazard in 1 file; 1 remains (run `fixinplace check`).\n"
+    first, second, third = proc.stdout.splitlines()
+    assert first == "Fixed 1 hazard in 1 file; 1 remains (run `fixinplace check`)."
+    assert second == "1 remaining hazard has only an unsafe fix; review and apply with `--unsafe-fixes`:"
+    assert third.startswith("  gan.py:") and "FIP103 Move `opt_d.step()` after the backward" in third
     check = cli("check", "--format", "json", ".", cwd=tmp_path)
     assert [d["code"] for d in json.loads(check.stdout)["diagnostics"]] == ["FIP103"]
 
@@ -197,7 +205,7 @@ def test_unsafe_fixes_only_with_the_flag_or_the_config(tmp_path):
     original = f.read_bytes()
 
     diff = cli("fix", "features.py", cwd=tmp_path)
-    assert (diff.returncode, diff.stdout) == (0, "")
+    assert (diff.returncode, diff.stdout) == (1, "")  # nothing to apply, but a hazard remains
     assert "have only an unsafe fix" in diff.stderr or "has only an unsafe fix" in diff.stderr
 
     applied = cli("fix", "--apply", "features.py", cwd=tmp_path)
@@ -205,17 +213,17 @@ def test_unsafe_fixes_only_with_the_flag_or_the_config(tmp_path):
     lines = applied.stdout.splitlines()
     assert lines[0] == "Fixed 0 hazards in 0 files; 1 remains (run `fixinplace check`)."
     assert lines[1] == "1 remaining hazard has only an unsafe fix; review and apply with `--unsafe-fixes`:"
-    assert lines[2].startswith("  features.py:10:5: FIP101 ") and "unsafe" in lines[2]
+    assert lines[2].startswith("  features.py:14:9: FIP102 ") and "unsafe" in lines[2]
 
     unsafe_diff = cli("fix", "--unsafe-fixes", "features.py", cwd=tmp_path)
-    assert unsafe_diff.returncode == 1 and "+    angles = angles.clone()\n" in unsafe_diff.stdout
+    assert unsafe_diff.returncode == 1 and "+        x = x.add(1)  # hazard\n" in unsafe_diff.stdout
     assert f.read_bytes() == original
 
     (tmp_path / "pyproject.toml").write_text("[tool.fixinplace]\nunsafe-fixes = true\n")
     by_config = cli("fix", "features.py", cwd=tmp_path)
     assert (by_config.returncode, by_config.stdout) == (1, unsafe_diff.stdout)
     overridden = cli("fix", "--no-unsafe-fixes", "features.py", cwd=tmp_path)
-    assert (overridden.returncode, overridden.stdout) == (0, "")
+    assert (overridden.returncode, overridden.stdout) == (1, "")
 
     done = cli("fix", "--apply", "features.py", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "Fixed 1 hazard in 1 file.\n"), done.stderr
@@ -235,9 +243,10 @@ def test_check_json_offers_the_fix(tmp_path):
     assert fixes["features.py"]["applicability"] == "unsafe"
 
 
-def test_check_stays_free_of_libcst_while_planning_fixes(tmp_path):
+def test_check_text_stays_free_of_the_fix_stage(tmp_path):
+    """The text format shows no fix: `check` then never loads the fix stage (LibCST, unidiff)."""
     (tmp_path / "saved.py").write_text(SAVED)
-    proc = cli("check", "--format", "json", "saved.py", cwd=tmp_path, python_flags=("-X", "importtime"))
+    proc = cli("check", "saved.py", cwd=tmp_path, python_flags=("-X", "importtime"))
     assert proc.returncode == 1
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert "libcst" not in imported and "unidiff" not in imported
@@ -257,8 +266,10 @@ def test_crlf_file_stays_crlf(tmp_path):
 
 
 def test_added_lines_take_the_dominant_newline_of_a_mixed_file(tmp_path):
-    expected = fixed_with_lf(tmp_path, SAVED)  # the fix inserts `uexp = uexp.clone()`
-    first, rest = SAVED.split("\n", 1)
+    program = CODEMODS["clone_before_write"].EXAMPLES[0][0]
+    expected = fixed_with_lf(tmp_path, program)  # the fix inserts `p = p.clone()`
+    assert expected.count("\n") == program.count("\n") + 1
+    first, rest = program.split("\n", 1)
     f = tmp_path / "saved.py"
     f.write_bytes((first + "\n" + rest.replace("\n", "\r\n")).encode())  # LF first line, CRLF everywhere else
     assert cli("fix", "--apply", "saved.py", cwd=tmp_path).returncode == 0

@@ -4,7 +4,8 @@ Each folder `fixtures/fix/<nn>_<strategy>_<what>/` holds:
 
 * `before.py`: a deterministic CPU program with one in-place hazard (it raises the autograd in-place error or the
   leaf error, or silently corrupts a gradient: `case.json`'s `before_outcome`, re-measured here);
-* `case.json`: `{"strategy", "applicability", "before_outcome"}`; `applicability` is `safe` (fixed by
+* `case.json`: `{"strategy", "applicability", "before_outcome"}`, and `"fix_style": "functional"` for a rewrite
+  of the functional style (`fix --fix-style functional`); `applicability` is `safe` (fixed by
   `fix --apply`), `unsafe` (fixed only with `--unsafe-fixes`; without it the file stays byte-identical), or
   `not-safe` (rebinding would lose a visible mutation: without `--unsafe-fixes` the file stays byte-identical,
   or whatever safe fix is applied must run like `reference.py`);
@@ -16,7 +17,7 @@ Each folder `fixtures/fix/<nn>_<strategy>_<what>/` holds:
 For a fix case: the fix, run as a real subprocess on a copy, produces exactly `after.py` (and exits 0); applying it
 again changes nothing; `after.py` runs without an autograd error and its outputs and gradients equal
 `reference.py`'s (same keys, dtype, shape, allclose), and also the gradients PyTorch computes for `before.py` under
-`allow_mutation_on_saved_tensors()` when the hazard is not the leaf error; `fixinplace check` reports no error or
+before.py run with every saved tensor copied at save time when the hazard is not the leaf error; `fixinplace check` reports no error or
 warning on `after.py`; `check --format json` offers the fix with the case's applicability; `fix` without
 `--apply` prints exactly the diff of what `--apply` writes.
 
@@ -55,7 +56,13 @@ STRATEGIES = (
     "out_to_assignment",
     "wrap_no_grad",
     "clone_at_save",
+    "move_after_backward",
+    "data_out_of_place",
+    "setitem_out_of_place",
 )
+# Rewrites that change what the program computes on purpose (an update moved after the backward, a `.data` write
+# made differentiable): reference.py is their only truth, not the original run with its saves copied.
+CHANGES_MEANING = ("move_after_backward", "data_out_of_place")
 HAZARD_OUTCOMES = ("raises-saved", "raises-leaf", "silent")
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -90,9 +97,9 @@ def fixinplace(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def run_fix(path: Path, *, unsafe: bool, apply: bool = True) -> subprocess.CompletedProcess:
+def run_fix(path: Path, *, unsafe: bool, apply: bool = True, style: str = "readable") -> subprocess.CompletedProcess:
     args = ["fix"] + (["--apply"] if apply else []) + (["--unsafe-fixes"] if unsafe else []) + [path.name]
-    return fixinplace(*args, cwd=path.parent)
+    return fixinplace(*args, "--fix-style", style, cwd=path.parent)
 
 
 def check_json(*paths: Path, cwd: Path | None = None) -> tuple[dict[Path, list[dict]], subprocess.CompletedProcess]:
@@ -139,7 +146,9 @@ def copy_to(tmp_path: Path, src: Path, name: str = "program.py") -> Path:
 # Running the programs under torch (fresh subprocess per call).
 # ---------------------------------------------------------------------------------------------------------------
 
-# argv: OUT_FILE then (PATH MODE)...; MODE is "plain" or "allow_mutation". Writes with torch.save a list with one
+# argv: OUT_FILE then (PATH MODE)...; MODE is "plain" or "snapshot" (every tensor autograd saves is a private copy
+# taken at save time: the meaning of a program that writes saved tensors, ../shared/FACTS.md; unlike
+# allow_mutation_on_saved_tensors, also right when a written tensor is read again). Writes with torch.save a list with one
 # dict per program: {"outcome", "message", "result"} where result maps main()'s keys to detached tensors/None/numbers.
 RUNNER = r'''
 import importlib.util, random, sys, traceback
@@ -161,8 +170,8 @@ for i in range(0, len(jobs), 2):
         spec.loader.exec_module(module)
         random.seed(0)
         torch.manual_seed(0)
-        if mode == "allow_mutation":
-            with graph.allow_mutation_on_saved_tensors():
+        if mode == "snapshot":
+            with graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
                 value = module.main()
         else:
             value = module.main()
@@ -230,7 +239,8 @@ def test_every_strategy_has_cases():
 def test_case_folder_is_complete(name: str):
     folder = FIX_DIR / name
     case = load_case(name)
-    assert set(case) == {"strategy", "applicability", "before_outcome"}, case
+    assert set(case) - {"fix_style"} == {"strategy", "applicability", "before_outcome"}, case
+    assert case.get("fix_style", "readable") in ("readable", "functional"), case
     assert case["before_outcome"] in HAZARD_OUTCOMES, case
     assert (folder / "before.py").exists() and (folder / "reference.py").exists()
     if case["applicability"] == "not-safe":
@@ -258,7 +268,7 @@ def case_runs(tmp_path_factory) -> dict:
     jobs = []
     for name in CASES:
         folder = FIX_DIR / name
-        jobs += [(folder / "before.py", "plain"), (folder / "before.py", "allow_mutation")]
+        jobs += [(folder / "before.py", "plain"), (folder / "before.py", "snapshot")]
         jobs += [(folder / f, "plain") for f in ("reference.py", "after.py") if (folder / f).exists()]
     runs = run_programs(tmp_path_factory.mktemp("case_runs"), jobs)
     return {(Path(r["path"]).parent.name, Path(r["path"]).name, r["mode"]): r for r in runs}
@@ -267,10 +277,10 @@ def case_runs(tmp_path_factory) -> dict:
 @pytest.mark.parametrize("name", CASES)
 def test_before_is_hazardous_and_reference_is_not(name: str, case_runs: dict, case_reports: tuple):
     """before.py measures as case.json says (raises, or runs with results that differ from its intended ones under
-    allow_mutation_on_saved_tensors); reference.py runs; `fixinplace check` reports before.py."""
+    its saved tensors copied at save time); reference.py runs; `fixinplace check` reports before.py."""
     folder = FIX_DIR / name
     case = load_case(name)
-    before, intended = case_runs[name, "before.py", "plain"], case_runs[name, "before.py", "allow_mutation"]
+    before, intended = case_runs[name, "before.py", "plain"], case_runs[name, "before.py", "snapshot"]
     reference = case_runs[name, "reference.py", "plain"]
     assert reference["outcome"] == "ok", f"reference.py fails:\n{reference['message']}"
     outcome = before["outcome"]
@@ -301,7 +311,7 @@ def test_fix_produces_after(name: str, tmp_path: Path):
         assert target.read_bytes() == before, (
             f"an unsafe fix was applied without --unsafe-fixes:\n{target.read_text(encoding='utf-8')}")
         assert proc.returncode == 1, f"the hazard remains, so the exit status must be 1: {describe(proc)}"
-    proc = run_fix(target, unsafe=case["applicability"] == "unsafe")
+    proc = run_fix(target, unsafe=case["applicability"] == "unsafe", style=case.get("fix_style", "readable"))
     got = target.read_text(encoding="utf-8")
     assert got == expected, (
         f"{name}: the fix differs from after.py ({describe(proc)})\n--- got ---\n{got}\n--- expected ---\n{expected}")
@@ -314,9 +324,10 @@ def test_fix_is_idempotent_on_after(name: str, tmp_path: Path):
     folder = FIX_DIR / name
     target = copy_to(tmp_path, folder / "after.py")
     original = target.read_bytes()
-    proc = run_fix(target, unsafe=True, apply=False)
+    style = load_case(name).get("fix_style", "readable")
+    proc = run_fix(target, unsafe=True, apply=False, style=style)
     assert (proc.returncode, proc.stdout.strip()) == (0, ""), f"`fix` wants to change after.py: {describe(proc)}"
-    proc = run_fix(target, unsafe=True)
+    proc = run_fix(target, unsafe=True, style=style)
     assert target.read_bytes() == original, f"fixing after.py again changed it:\n{target.read_text()}"
     assert proc.returncode == 0, describe(proc)
 
@@ -327,13 +338,14 @@ def test_diff_mode_prints_what_apply_writes(name: str, tmp_path: Path):
     writes (exit 1 when that diff is not empty, else 0)."""
     folder = FIX_DIR / name
     unsafe = load_case(name)["applicability"] == "unsafe"
+    style = load_case(name).get("fix_style", "readable")
     before = (folder / "before.py").read_text(encoding="utf-8")
     shown = copy_to(tmp_path, folder / "before.py")
-    proc = run_fix(shown, unsafe=unsafe, apply=False)
+    proc = run_fix(shown, unsafe=unsafe, apply=False, style=style)
     assert shown.read_text(encoding="utf-8") == before, "`fix` without --apply changed the file"
     (tmp_path / "applied").mkdir()
     applied = copy_to(tmp_path / "applied", folder / "before.py")
-    run_fix(applied, unsafe=unsafe)
+    run_fix(applied, unsafe=unsafe, style=style)
     after = applied.read_text(encoding="utf-8")
     expected = "".join(
         difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{shown.name}", f"b/{shown.name}"))
@@ -364,18 +376,18 @@ def test_check_json_offers_the_fix(name: str, case_reports: tuple):
 @pytest.mark.parametrize("name", FIX_CASES)
 def test_after_matches_reference(name: str, case_runs: dict):
     """after.py runs without an autograd error; its outputs and gradients equal reference.py's (and, where the
-    hazard is not the leaf error, those PyTorch computes for before.py under allow_mutation_on_saved_tensors)."""
+    hazard is not the leaf error, those of before.py run with every saved tensor copied at save time)."""
     case = load_case(name)
     after, reference = case_runs[name, "after.py", "plain"], case_runs[name, "reference.py", "plain"]
     assert after["outcome"] == "ok", f"after.py fails:\n{after['message']}"
     assert reference["outcome"] == "ok", f"reference.py fails:\n{reference['message']}"
     diffs = differences(after["result"], reference["result"])
     assert not diffs, "after.py vs reference.py: " + "; ".join(diffs)
-    if case["before_outcome"] != "raises-leaf":
-        intended = case_runs[name, "before.py", "allow_mutation"]
+    if case["before_outcome"] != "raises-leaf" and case["strategy"] not in CHANGES_MEANING:
+        intended = case_runs[name, "before.py", "snapshot"]
         assert intended["outcome"] == "ok", intended["message"]
         diffs = differences(after["result"], intended["result"])
-        assert not diffs, "after.py vs before.py under allow_mutation_on_saved_tensors: " + "; ".join(diffs)
+        assert not diffs, "after.py vs before.py run with its saved tensors copied at save: " + "; ".join(diffs)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -20,7 +20,19 @@ from fixinplace.lsp.edits import apply_edits, minimal_edits
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "fixtures" / "fix"
 SAFE_CASE = FIX / "01_clone_before_write_int_index"
-UNSAFE_CASE = FIX / "14_clone_before_write_argument_unsafe"
+# A write through `p.detach()`, read afterwards: its only fix is unsafe (a copy: `p` would no longer see the write).
+DETACHED = '''import torch
+
+
+def main():
+    x = torch.randn(4, requires_grad=True)
+    p = torch.softmax(x, 0)
+    target = p.detach()
+    target.pow_(2)
+    loss = (p * target).sum()
+    loss.backward()
+    return loss
+'''
 TIMEOUT = 10.0
 
 
@@ -227,7 +239,8 @@ async def test_incremental_change_and_syntax_error(client: LanguageClient, tmp_p
 async def test_settings_and_unsafe_fixes(client: LanguageClient, tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text('[tool.fixinplace]\nignore = ["FIP101"]\n')
     await start(client, tmp_path)
-    text = (UNSAFE_CASE / "before.py").read_text()
+    text = DETACHED
+    (tmp_path / "u.py").write_text(text)
     uri = open_doc(client, tmp_path / "u.py", text)
     assert await diagnostics_for(client, uri) == []  # ignored by the project's pyproject
     client.workspace_did_change_configuration(
@@ -241,8 +254,8 @@ async def test_settings_and_unsafe_fixes(client: LanguageClient, tmp_path: Path)
     )
     diags = await diagnostics_for(client, uri)
     quick = [a for a in await code_actions(client, uri, diags[0].range) if a.kind == "quickfix"]
-    assert len(quick) == 1 and quick[0].title.startswith("Unsafe fix: Clone `h`")
-    assert apply_edits(text, quick[0].edit.changes[uri]) == fixed_by_cli(tmp_path, UNSAFE_CASE / "before.py",
+    assert len(quick) == 1 and quick[0].title.startswith("Unsafe fix: Use the out-of-place `pow`"), quick
+    assert apply_edits(text, quick[0].edit.changes[uri]) == fixed_by_cli(tmp_path, tmp_path / "u.py",
                                                                          "--unsafe-fixes", "--select", "ALL")
 
 

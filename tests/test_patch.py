@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import unidiff
 
-from fixinplace.patch import (
+from fixinplace.fix.files import (
     PatchError,
     display_path,
     dominant_newline,

@@ -78,7 +78,7 @@ def test_shipped_file_shape(table):
     assert len(raw) < 5 * 1024 * 1024
     data = json.loads(raw)
     assert raw == json.dumps(data, indent=1, sort_keys=True) + "\n"  # canonical, so diffs are stable
-    assert data["format"] == 2
+    assert data["format"] == 3
     assert table.torch_version == data["torch_version"]
     stats = data["stats"]
     assert stats["ops"] > 500 and stats["methods"] > 250 and stats["modules"] > 100

@@ -31,7 +31,13 @@ def _case(name: str) -> dict:
 
 CASES = sorted(d.name for d in FIX_DIR.iterdir() if (d / "case.json").exists())
 SAFE = [n for n in CASES if _case(n)["applicability"] == "safe"]
-UNSAFE = [n for n in CASES if _case(n)["applicability"] == "unsafe"]
+# Unsafe fixes that keep the program's meaning, and those that change it on purpose (an update moved after the
+# backward, a `.data` write made differentiable): the reference (the original's meaning) cannot prove the latter.
+CHANGES_MEANING = ("move_after_backward", "data_out_of_place")
+UNSAFE = [n for n in CASES if _case(n)["applicability"] == "unsafe" and _case(n)["strategy"] not in CHANGES_MEANING]
+ON_PURPOSE = [n for n in CASES if _case(n)["strategy"] in CHANGES_MEANING]
+# Writes of a leaf (through a view used as an activation) that verify's reference reads as updates of state.
+LEAF_UPDATE_READING = ("18_clone_before_write_view_of_argument_leaf", "34_augassign_out_of_place_view_of_parameter_unsafe")
 
 
 def _env() -> dict:
@@ -84,9 +90,16 @@ def test_safe_fix_fixtures_verify_on_cpu():
                 assert row["reference"] == "original" and "under torch.no_grad()" in row["reason"], (name, row)
     assert rc == 0
     assert "skipped" not in stderr
-    # `.data` (silent): the original runs but disagrees with its allow_mutation run, which becomes the reference.
-    data_rows = by_case["11_clone_before_write_data"]
-    assert all(r["reference"] == "allow_mutation_on_saved_tensors" for r in data_rows)
+
+
+def test_fixes_that_change_meaning_on_purpose_are_not_proved():
+    """A moved update or a `.data` write made differentiable computes something else than the original means:
+    verify never calls it `verified` (no proof from a reference it departs from)."""
+    paths = [f"fixtures/fix/{n}/before.py" for n in ON_PURPOSE]
+    rc, rows, _ = verify_json(*paths, "--entry", "main", "--device", "cpu", "--unsafe-fixes")
+    assert set(_by_case(rows)) == set(ON_PURPOSE)
+    assert all(r["status"] != "verified" for r in rows), rows
+    assert rc == 1
 
 
 def test_unsafe_fix_fixtures_with_unsafe_fixes():
@@ -95,12 +108,17 @@ def test_unsafe_fix_fixtures_with_unsafe_fixes():
     by_case = _by_case(rows)
     for name in UNSAFE:
         for row in by_case[name]:
+            if name in LEAF_UPDATE_READING:
+                # main() creates the leaf, the forward writes it as an activation: verify reads such writes as
+                # updates of state (its documented choice), which the copy this fix makes departs from.
+                assert row["status"] == "failed" and "read as updates of state" in row["reason"], row
+                continue
             assert row["status"] == "verified", (name, row)
             if _case(name)["before_outcome"] == "raises-leaf":
                 # `x.add_(1)` in forward on a leaf that main() created: read as an update of state (under no_grad);
                 # main() reads only the leaf's gradient, which the out-of-place rewrite leaves the same.
                 assert row["reference"] == "original" and "under torch.no_grad()" in row["reason"], (name, row)
-    assert rc == 0
+    assert rc == 1  # the leaf-update reading above
     # Called on synthesised inputs instead, the same unsafe fixes no longer write the caller's tensor.
     rc, rows, _ = verify_json(*paths, "--device", "cpu", "--unsafe-fixes")
     assert [r["status"] for r in rows] == ["failed"] * len(UNSAFE), rows
@@ -230,10 +248,9 @@ class Mixer(nn.Module):
         return h
 
 
-def shift_(t):
-    u = t.pow(2)
+def shift(t):
     t.add_(1.0)
-    return u
+    return t * 2
 
 
 class NeedsArgs(nn.Module):
@@ -275,7 +292,7 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
     assert [r["status"] for r in fallback] == ["verified"], fallback
     assert fallback[0]["reason"].startswith("through main() (no synthesised inputs: NeedsArgs() cannot be built")
     by_fn = {r["function"]: r for r in rows if r["path"] == "m.py"}
-    assert set(by_fn) == {"Net.forward", "Conv.forward", "Mixer.forward", "shift_", "NeedsArgs.forward", "odd_shape"}
+    assert set(by_fn) == {"Net.forward", "Conv.forward", "Mixer.forward", "shift", "NeedsArgs.forward", "odd_shape"}
     # float32 made inside the forward: float64 inputs fail on the dtype, float32 ones run (no finite differences).
     mixer = by_fn["Mixer.forward"]
     assert mixer["status"] == "verified" and "synthesised float32 inputs of shapes [(4, 4)]" in mixer["reason"]
@@ -289,7 +306,7 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
     assert net["status"] == "verified" and net["reference"] == "allow_mutation_on_saved_tensors", net
     assert "shapes [(4, 7)]" in net["reason"] and "cross-checked by central finite differences" in net["reason"]
     # `t.add_(1.0)` -> `t = t.add(1.0)` (unsafe): the caller no longer sees its tensor change.
-    shift = by_fn["shift_"]
+    shift = by_fn["shift"]
     assert shift["status"] == "failed", shift
     assert shift["reason"].startswith("the fix changes behaviour: t is left different from what the original leaves")
     assert shift["max_abs_diff"]["outputs"] == 1.0

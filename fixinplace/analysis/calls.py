@@ -36,6 +36,11 @@ from fixinplace.analysis.values import (
     tri_or,
 )
 
+from fixinplace.analysis import dtypes
+from fixinplace.analysis.liveness import read_after
+from fixinplace.analysis.moves import move_facts
+from fixinplace.facts import Operand, Span, Statement
+
 if TYPE_CHECKING:
     from fixinplace.analysis.interpreter import Frame, Interpreter
 
@@ -101,7 +106,8 @@ class CallHandler:
         self.table = OpTable.load() if OpTable is not None else None
         self.consumed: set[Save] = set()  # the saves themselves: an id can be reused once one is freed
         self.write_sites: dict[int, Site] = {}
-        self._sites: dict[tuple[int, str], Site] = {}
+        self._sites: dict[tuple, Site] = {}
+        self._intermediates: set[int] = set()  # ids of the values passed between the modules of a Sequential
 
     # =========================================================================================== basics
     @property
@@ -111,52 +117,149 @@ class CallHandler:
     def text(self, node: ast.AST) -> str:
         return self.interp.text(node)
 
-    def site(self, node: ast.AST, form: str, op: str, extra: tuple = (), *, written: ast.AST | None = None,
-             frame: "Frame | None" = None, operands: list | None = None) -> Site:
+    def site(self, node: ast.AST, form: str, op: str, *, written: ast.AST | None = None,
+             frame: "Frame | None" = None, operands: list | None = None, **info) -> Site:
         """The write site for a node (one per node and form, shared across abstract executions).
 
-        `written` is the expression of the written tensor and `operands` the other values of the op: with
-        them the site records the facts the fix planner needs.
+        `written` is the expression of the written tensor and `operands` the other operands of the op, as
+        (value, expression node or None) pairs: with them the site records the facts the fix stage plans from
+        (`fixinplace.facts.WriteFacts`); `info` adds further fields of that record (index_kind, module_ctor, ...).
         """
-        key = (id(node), form)
+        key = (id(node), form, info.get("module_ctor"))  # each module of a Sequential writes at its own site
         site = self._sites.get(key)
         if site is None:
-            facts = self.write_facts(node, written, frame, operands) if frame is not None else ()
-            site = Site(node=node, form=form, op=op, text=self.text(node), extra=tuple(extra) + facts)
+            facts = self.write_facts(node, written, frame, operands) if frame is not None else {}
+            site = Site(node=node, form=form, op=op, text=self.text(node), info={**facts, **info})
             self._sites[key] = site
         return site
 
-    def write_facts(self, node: ast.AST, written: ast.AST | None, frame: "Frame", operands: list | None) -> tuple:
-        """Where the write sits and what it writes: root name and its kind, operands, enclosing statement."""
-        facts: list[tuple[str, str]] = []
+    def write_facts(self, node: ast.AST, written: ast.AST | None, frame: "Frame", operands: list | None) -> dict:
+        """Where the write sits and what it writes: root name and its kind, operands, enclosing statement,
+        grad mode, and whether the root name is read afterwards."""
+        facts: dict = {}
+        stmt = self.interp.current_statement
         if written is not None:
             root, kind = self.root_of(written, frame)
-            facts += [("target", self.text(written)), ("root", root), ("root_kind", kind)]
+            facts.update(target=self.text(written), root=root, root_kind=kind)
+            if kind in ("local", "argument") and root.isidentifier() and stmt is not None:
+                scope = self.interp.call_stack[-1] if self.interp.call_stack else self.interp.tree
+                facts["read_after"] = read_after(scope, stmt, root)
         if operands is not None:
-            kinds = ["scalar" if isinstance(v, ScalarValue) and not getattr(v, "is_str", False) else "tensor"
-                     for v in operands]
-            facts.append(("operands", "scalar" if all(k == "scalar" for k in kinds) else "tensor"))
-            facts.append(("operand_kinds", ",".join(kinds)))
-        stmt = self.interp.current_statement
+            root = facts.get("root", "")
+            facts["operands"] = tuple(self.operand_facts(value, operand, root, frame) for value, operand in operands)
         if stmt is not None:
+            assigned = ""
             if isinstance(stmt, ast.Expr) and stmt.value is node:
                 shape = "expr"
             elif isinstance(stmt, ast.Assign) and stmt.value is node and len(stmt.targets) == 1 \
                     and isinstance(stmt.targets[0], ast.Name):
-                shape = "assign"
-                facts.append(("assigned", stmt.targets[0].id))
+                shape, assigned = "assign", stmt.targets[0].id
             elif stmt is node:
                 shape = "statement"
             else:
                 shape = "nested"
-            facts += [("stmt_shape", shape), ("stmt_line", str(stmt.lineno)),
-                      ("stmt_end_line", str(getattr(stmt, "end_lineno", stmt.lineno)))]
+            facts["statement"] = Statement(shape, stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno,
+                                           assigned)
+        facts["grad_mode"] = {True: "on", False: "off", None: "unknown"}[frame.grad_mode]
         if frame.grad_mode is False:
-            facts.append(("grad_mode", "off"))
             no_grad = getattr(frame, "no_grad_stmt", None)
             if no_grad is not None:
-                facts.append(("grad_on_line", str(no_grad.lineno)))  # the last statement run with grad on
-        return tuple(facts)
+                facts["grad_on_line"] = no_grad.lineno  # the last statement run with grad on
+        return facts
+
+    @staticmethod
+    def arg_nodes(node: ast.AST, args: list, receiver: bool = False) -> list | None:
+        """The expressions of a call's positional arguments as `apply_op` receives them (the receiver of a method
+        call first), or None when a `*spread` makes positions uncertain."""
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        nodes = ([node.func.value] if receiver and isinstance(node.func, ast.Attribute) else []) + list(node.args)
+        return nodes if len(nodes) == len(args) else None
+
+    @staticmethod
+    def operand_pairs(node: ast.Call, values: list, skip: int = 0) -> list:
+        """(value, expression) pairs for a call's arguments (after the first `skip` positional ones); the
+        expressions are left out when a `*spread` makes the positions uncertain."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
+            return [(v, None) for v in values]
+        nodes = list(node.args[skip:]) + [kw.value for kw in node.keywords]
+        if len(nodes) != len(values):
+            return [(v, None) for v in values]
+        return list(zip(values, nodes))
+
+    def operand_facts(self, value: Value, node: ast.AST | None, root: str, frame: "Frame") -> Operand:
+        """What the fix stage needs to know about one operand of a write."""
+        text = self.text(node) if node is not None else ""
+        if isinstance(value, ScalarValue) and not getattr(value, "is_str", False) and not getattr(value, "is_none", False):
+            return Operand("number", text, follows_target=True)
+        if isinstance(value, TensorValue):
+            follows = node is not None and bool(root) and self._follows(node, root, frame)
+            return Operand("tensor", text, value.dtype or "", follows_target=follows)
+        return Operand("other", text)
+
+    # Ops whose result has the dtype of their tensor input and no dimension larger than it (reductions and
+    # elementwise functions): `x op= f(x)` rewritten `x = x op f(x)` keeps the in-place result's dtype and shape.
+    KEEPS_DTYPE_AND_SHAPE = {
+        "amax", "amin", "max", "min", "sum", "mean", "std", "var", "norm", "logsumexp", "prod", "median", "nanmean",
+        "nansum", "cumsum", "softmax", "log_softmax", "exp", "log", "sqrt", "rsqrt", "abs", "neg", "clamp", "clip",
+        "clamp_min", "clamp_max", "pow", "square", "detach", "clone", "sigmoid", "tanh", "relu", "square", "sign",
+        "reciprocal", "expand_as", "vector_norm", "frobenius_norm", "logcumsumexp", "cummax", "cummin",
+    }
+
+    def _follows(self, node: ast.AST, root: str, frame: "Frame") -> bool:
+        """Whether an operand expression is computed only from `root` (and Python numbers) by ops that keep its
+        dtype and do not make it larger (`x.amax(1, keepdim=True)`, `x.norm(dim=-1, keepdim=True) + eps`)."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        if isinstance(node, (ast.Name, ast.Attribute)) and self.text(node) == root:
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            value = self._lookup(node, frame)
+            return isinstance(value, ScalarValue) and not getattr(value, "is_str", False) \
+                and not getattr(value, "is_none", False)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self._follows(node.operand, root, frame)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
+            return self._follows(node.left, root, frame) and self._follows(node.right, root, frame)
+        if isinstance(node, ast.Attribute) and node.attr == "values":
+            return self._follows(node.value, root, frame)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0 \
+                and isinstance(node.value, ast.Call):
+            return self._follows(node.value, root, frame)  # `x.max(1)[0]`: the values
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in self.KEEPS_DTYPE_AND_SHAPE \
+                and not any(kw.arg in ("dtype", "out") or kw.arg is None for kw in node.keywords):
+            constants = [*node.args, *[kw.value for kw in node.keywords]]
+            receiver = node.func.value
+            if self.text(receiver) in ("torch", "torch.linalg", "F", "torch.nn.functional", "torch.special"):
+                if not constants:
+                    return False
+                receiver, constants = constants[0], constants[1:]
+            return self._follows(receiver, root, frame) and all(self._is_constant(c, frame) for c in constants)
+        return False
+
+    def _is_constant(self, node: ast.AST, frame: "Frame") -> bool:
+        """A literal or a name of a Python number/bool/None (a `dim`, `keepdim`, `p` argument)."""
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return all(self._is_constant(e, frame) for e in node.elts)
+        if isinstance(node, ast.UnaryOp):
+            return self._is_constant(node.operand, frame)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return isinstance(self._lookup(node, frame), ScalarValue)
+        return False
+
+    @staticmethod
+    def _lookup(node: ast.AST, frame: "Frame") -> Value | None:
+        """The value of a name or attribute chain (`eps`, `self.eps`) without running anything."""
+        if isinstance(node, ast.Name):
+            return frame.lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            base = CallHandler._lookup(node.value, frame)
+            if isinstance(base, InstanceValue):
+                return base.attrs.get(node.attr)
+        return None
 
     def _aliases(self, method: str) -> bool:
         """Whether a Tensor method may return a view or alias of its receiver (from the table)."""
@@ -244,17 +347,30 @@ class CallHandler:
         return frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors)
 
     # =========================================================================================== events
-    def record_save(self, frame: "Frame", value: Value, op: str, role: str, node: ast.AST, certain: bool) -> list[Save]:
-        """Autograd saves `value` (every group it may be) at the groups' current versions."""
+    def record_save(self, frame: "Frame", value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
+                    operand: ast.AST | None = None, clonable: bool = False) -> list[Save]:
+        """Autograd saves `value` (every group it may be) at the groups' current versions.
+
+        `operand` is the saved input's expression inside the op; `clonable` says that `.clone()` there (on the
+        op's output for an output save) would be exact."""
         saves = []
+        operand_span = self.report.span(operand) if operand is not None else None
+        elements: dict[int, tuple] = {}  # a list or tuple argument written out: each tensor's own element
+        if isinstance(value, SeqValue) and isinstance(operand, (ast.List, ast.Tuple)) \
+                and len(operand.elts) == len(value.items) and not any(isinstance(e, ast.Starred) for e in operand.elts):
+            elements = {id(item): self.report.span(e) for item, e in zip(value.items, operand.elts)
+                        if isinstance(item, TensorValue)}
         for tensor in self.interp.tensors_in(value):
+            span = elements.get(id(tensor), operand_span if isinstance(value, TensorValue) else None)
             for group, group_certain in tensor.all_groups():
                 line, col, end_line, end_col = self.report.span(node)
                 saves.append(Save(
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
                     label=tensor.label, line=line, column=col,
                     certain=certain and group_certain and tensor.is_tensor is True,
-                    end_line=end_line, end_column=end_col,
+                    end_line=end_line, end_column=end_col, operand=span,
+                    clonable=clonable and tensor.is_tensor is True and (
+                        span is not None if operand is not None else isinstance(value, TensorValue)),
                 ))
         return saves
 
@@ -263,15 +379,27 @@ class CallHandler:
         """An in-place write to `value`: the leaf check, then a version bump on every group it may be."""
         if not isinstance(value, TensorValue) or value.is_tensor is False:
             return
-        self.write_sites[id(site.node)] = site
+        self.write_sites[id(site)] = site
         certain = certain and value.is_tensor is True
         names = {name for _, name in value.group.names}
-        if len(names) > 1 or value.maybe_groups:
-            site.facts["aliased"] = "True"
+        root = site.info.get("root")
+        # A view whose base someone else holds (another name, an attribute, a parameter, buffer or argument) shares
+        # the write with it; a view of a temporary does not.
+        based_elsewhere = value.view and root and (value.group.origin in ("param", "buffer", "arg") or (
+            value.group.named and value.group.label != root))
+        if len(names) > 1 or value.maybe_groups or based_elsewhere:
+            site.facts["aliased"] = True
+        site.facts["target_is_tensor"] = site.facts.get("target_is_tensor", True) and value.is_tensor is True
+        if value.view:
+            site.facts["through_view"] = True
+        if value.detached:
+            site.facts["through_detach"] = True
+        seen = site.facts.get("target_dtype")
+        site.facts["target_dtype"] = (value.dtype or "") if seen is None or seen == (value.dtype or "") else ""
         if value.leaf_rg:
             site.facts["leaf_kind"] = value.group.origin
             if value.group.has_grad:
-                site.facts["after_backward"] = "True"
+                site.facts["after_backward"] = True
         if leaf_check and not silent and frame.grad_mode is not False:
             if value.leaf_rg is True:
                 why = value.group.origin_detail or "a leaf that requires grad"
@@ -282,14 +410,16 @@ class CallHandler:
                 # the caller asked for: the hazard, if any, is at the call site.
                 self.report.leaf(site, label, f"`{value.group.label}` is an argument of `{frame.function}` whose "
                                  f"provenance the analysis cannot see", False)
+        stmts = tuple(self.interp.statements)
         for group, group_certain in value.all_groups():
             write = Write(group=group, seq=next_seq(), path=frame.path, site=site, certain=certain and group_certain,
-                          silent=silent, label=label, allowed=frame.allow_mutation)
+                          silent=silent, label=label, allowed=frame.allow_mutation, stmts=stmts)
             group.writes.append(write)
             if group.silent_of is not None:
                 base = group.silent_of
                 base.writes.append(Write(group=base, seq=write.seq, path=frame.path, site=site,
-                                         certain=write.certain, silent=True, label=label, allowed=frame.allow_mutation))
+                                         certain=write.certain, silent=True, label=label, allowed=frame.allow_mutation,
+                                         stmts=stmts))
 
     def backward(self, frame: "Frame", value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:
@@ -305,7 +435,8 @@ class CallHandler:
                         continue
                     if not (compatible(write.path, save.path) and compatible(write.path, frame.path)):
                         continue
-                    self.report.invalidated(write, save, label, line, certain=save.certain and write.certain)
+                    self.report.invalidated(write, save, label, line, certain=save.certain and write.certain,
+                                            move=move_facts(self.interp, frame, write, tensor))
             if not implicit:
                 for item in tensor.graph:
                     if isinstance(item, LeafUse):
@@ -317,8 +448,12 @@ class CallHandler:
 
     # =========================================================================================== ops
     def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,
-                 result_is_tensor: Tri = True, inplace_target: TensorValue | None = None) -> Value:
-        """Run an op from the table: outputs, requires-grad, view-ness, and the saves it records."""
+                 result_is_tensor: Tri = True, inplace_target: TensorValue | None = None,
+                 arg_nodes: list | None = None) -> Value:
+        """Run an op from the table: outputs, requires-grad, view-ness, and the saves it records.
+
+        `arg_nodes` are the expressions of `args` (None where unknown), so that a save records where its saved
+        input is written in the op."""
         tensors = self.tensors(list(args) + list(kwargs.values()))
         rg_out = self.output_rg(frame, tensors, entry is None or entry.differentiable)
         graph = self.graph_of(tensors, rg_out)
@@ -326,23 +461,26 @@ class CallHandler:
         facts = [self.fact(a) for a in args]
         kwfacts = {k: self.fact(v) for k, v in kwargs.items()}
         outputs: list[TensorValue]
+        view = "never"
         if inplace_target is not None:
             outputs = [inplace_target]
         else:
             first = args[0] if args else None
-            view = "never"
             if entry is not None:
                 view = entry.view_for(facts, kwfacts) if hasattr(entry, "view_for") else entry.view
             count = entry.outputs_for(facts, kwfacts) if entry is not None and hasattr(entry, "outputs_for") else 1
             if isinstance(first, TensorValue) and view == "always":
                 outputs = [TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
-                                       first.is_tensor if result_is_tensor is None else True)]
+                                       first.is_tensor if result_is_tensor is None else True, view=True)]
             else:
                 outputs = [self.fresh_tensor(node, rg_out, label if count == 1 else f"{label}[{i}]", graph=graph,
                                              is_tensor=result_is_tensor) for i in range(max(count, 1))]
                 if isinstance(first, TensorValue) and view == "sometimes":
                     for out in outputs:
                         out.maybe_groups = tuple(g for g, _ in first.all_groups())
+            if entry is not None:
+                relation = entry.dtype_for(facts, kwfacts) if hasattr(entry, "dtype_for") else entry.dtype
+                outputs[0].dtype = dtypes.of_op(relation, [t.dtype for t in tensors])
         result: Value = outputs[0] if len(outputs) == 1 else SeqValue(list(outputs))
         if rg_out is False:
             if inplace_target is None:
@@ -362,7 +500,10 @@ class CallHandler:
                     role = "input"
                 else:
                     role = f"input `{getattr(target, 'label', '?')}`"
-                new_saves += self.record_save(frame, target, op, role, node, certain)
+                operand, clonable = self._save_site(saved.item, node, arg_nodes, len(outputs), view,
+                                                    inplace_target is not None)
+                new_saves += self.record_save(frame, target, op, role, node, certain, operand=operand,
+                                              clonable=clonable)
         else:
             for target in [t for t in tensors if t.is_tensor is True] + outputs:
                 role = "output" if target in outputs else f"input `{target.label}`"
@@ -371,10 +512,30 @@ class CallHandler:
             out.graph = (graph | out.graph if inplace_target is not None else graph) | frozenset(new_saves)
         if inplace_target is None and len(outputs) > 1 and op in INDEX_OUTPUTS:
             for out in outputs[INDEX_OUTPUTS[op]:]:
-                out.rg, out.graph = False, frozenset()  # integer indices never require grad
+                out.rg, out.graph, out.dtype = False, frozenset(), "int64"  # integer indices never require grad
         if inplace_target is not None:
             inplace_target.rg = tri_or(inplace_target.rg, rg_out)
         return result
+
+    @staticmethod
+    def _save_site(item: str, node: ast.AST, arg_nodes: list | None, outputs: int, view: str,
+                   inplace: bool) -> tuple[ast.AST | None, bool]:
+        """For one saved item of a table op: the saved input's expression, and whether `.clone()` at the save
+        is exact (an output: one fresh output of an op that is not in place; an input: one the output does not
+        alias, written out in the op)."""
+        if item.startswith("output"):
+            return None, not inplace and outputs == 1 and view == "never"
+        key = item.split(":", 1)[1] if ":" in item else "0"
+        operand = None
+        if key.isdigit():
+            index = int(key)
+            if arg_nodes is not None and index < len(arg_nodes):
+                operand = arg_nodes[index]
+            if index == 0 and (view != "never" or inplace):
+                return operand, False
+        elif isinstance(node, ast.Call):
+            operand = next((kw.value for kw in node.keywords if kw.arg == key), None)
+        return operand, operand is not None
 
     @staticmethod
     def _saved_value(item: str, args: list, kwargs: dict, outputs: list) -> Value | None:
@@ -456,7 +617,8 @@ class CallHandler:
                 data_group = Group(label=f"{base.group.label}.data", line=getattr(node, "lineno", 0),
                                    origin="data", silent_of=base.group)
                 base.group.data_group = data_group  # type: ignore[attr-defined]
-            return TensorValue(data_group, False, False, frozenset(), f"{base.label}.data", is_tensor=base.is_tensor)
+            return TensorValue(data_group, False, False, frozenset(), f"{base.label}.data", is_tensor=base.is_tensor,
+                               dtype=base.dtype)
         if attr == "grad":
             grad = getattr(base.group, "grad_value", None)
             if grad is None:
@@ -466,7 +628,7 @@ class CallHandler:
             return grad
         if attr in VIEW_ATTRS:
             return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, self.text(node), base.maybe_groups,
-                               base.is_tensor)
+                               base.is_tensor, view=True, dtype=base.dtype)
         if attr in SCALAR_ATTRS:
             return SCALAR
         return MethodRef(base, attr)
@@ -541,6 +703,7 @@ class CallHandler:
             rg = True if rg is None else rg
             value = self.fresh_tensor(node, rg, self.text(node), leaf=True, origin="param",
                                       detail=f"an nn.Parameter created at line {node.lineno}")
+            value.dtype = args[0].dtype if args and isinstance(args[0], TensorValue) else None
             return value
         if name.startswith("torch.nn.init.") and last.endswith("_") and args:
             self.record_write(frame, args[0], self.site(node, "method", last, written=node.args[0] if node.args else None, frame=frame), self._label(args[0], node), leaf_check=False)
@@ -562,12 +725,13 @@ class CallHandler:
             # torch.relu_(x), torch._VF.dropout_(x, ...): in-place functions write their first argument.
             target = args[0]
             self.record_write(frame, target, self.site(node, "method", last, written=node.args[0], frame=frame,
-                                                       operands=list(args[1:])),
+                                                       operands=self.operand_pairs(node, args[1:], skip=1)),
                               self._label(target, node.args[0]))
             base = self.lookup_function(name[:-1])
             if base is None:
                 return target
-            return self.apply_op(base, last[:-1], args, kwargs, node, frame, inplace_target=target)
+            return self.apply_op(base, last[:-1], args, kwargs, node, frame, inplace_target=target,
+                                 arg_nodes=self.arg_nodes(node, args))
         inplace_value, inplace_certain = self._inplace_flag(node, entry)
         if inplace_value is not False and args and isinstance(args[0], TensorValue):
             inplace_ops = self.table.inplace_functions() if self.table else {}
@@ -578,16 +742,23 @@ class CallHandler:
                               certain=inplace_certain)
             if inplace_value is True:
                 kwargs.pop("inplace", None)
-                return self.apply_op(entry, last, args, kwargs, node, frame, inplace_target=target)
+                return self.apply_op(entry, last, args, kwargs, node, frame, inplace_target=target,
+                                     arg_nodes=self.arg_nodes(node, args))
         kwargs.pop("inplace", None)
         if not self.tensors(list(args) + list(kwargs.values())):
             # A factory (torch.zeros, torch.tensor, ...): a fresh leaf, requiring grad when asked to.
             rg = self._requires_grad_kw(node)
             detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
-            return self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
+            made = self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
+            named = kwargs.get("dtype")
+            if isinstance(named, QualName):
+                made.dtype = dtypes.dtype_named(named.name)
+            elif named is None and self.table and self.default_float():
+                made.dtype = self.table.factory_dtype(name)
+            return made
         if entry is None:
             return self.generic_op(last, args, kwargs, node, frame, is_tensor=True)
-        return self.apply_op(entry, last, args, kwargs, node, frame)
+        return self.apply_op(entry, last, args, kwargs, node, frame, arg_nodes=self.arg_nodes(node, args))
 
     PRIVATE_NAMESPACES = ("torch._VF.", "torch._C._VariableFunctions.", "torch._C._nn.", "torch.ops.aten.",
                           "torch._C._linalg.", "torch._C._special.", "torch._C._fft.")
@@ -779,7 +950,8 @@ class CallHandler:
             self.backward(frame, t, node, f"`{self._receiver_text(node)}`", retain=self._retains(node))
             return SCALAR
         if name == "detach":
-            return TensorValue(t.group, False, False, frozenset(), self.text(node), t.maybe_groups, t.is_tensor)
+            return TensorValue(t.group, False, False, frozenset(), self.text(node), t.maybe_groups, t.is_tensor,
+                               detached=True, dtype=t.dtype)
         if name == "detach_":
             t.rg, t.graph = False, frozenset()
             return t
@@ -790,18 +962,22 @@ class CallHandler:
             return t
         if name == "clone":
             rg = t.rg if frame.grad_mode is not False else False
-            return self.fresh_tensor(node, rg, self.text(node), graph=t.graph if rg is not False else frozenset(),
+            copy = self.fresh_tensor(node, rg, self.text(node), graph=t.graph if rg is not False else frozenset(),
                                      is_tensor=t.is_tensor)
+            copy.dtype = t.dtype
+            return copy
         if name in SCALAR_METHODS:
             return SCALAR
         if name in MAYBE_ALIAS_METHODS:
             entry = self.table.method(name) if self.table else None
             if entry is not None and name not in ("to", "type", "contiguous"):
-                return self.apply_op(entry, name, [t, *args], kwargs, node, frame)
+                return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
+                                     arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
             result = self.fresh_tensor(node, t.rg if frame.grad_mode is not False else False, self.text(node),
                                        graph=t.graph, is_tensor=t.is_tensor)
             result.maybe_groups = tuple(g for g, _ in t.all_groups())
             result.leaf_rg = False
+            result.dtype = self._converted_dtype(t, name, args, kwargs)
             return result
         if name.endswith("_") and not name.startswith("__"):
             return self.inplace_method(t, name, args, kwargs, node, frame)
@@ -813,7 +989,23 @@ class CallHandler:
             return self.generic_op(name, args, kwargs, node, frame, is_tensor=t.is_tensor, receiver=t)
         if t.is_tensor is None:
             t.is_tensor = True  # a Tensor method was called on it: evidence that it is a tensor
-        return self.apply_op(entry, name, [t, *args], kwargs, node, frame)
+        return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
+                             arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
+
+    @staticmethod
+    def _converted_dtype(t: TensorValue, name: str, args: list, kwargs: dict) -> str | None:
+        """The dtype of `t.to(...)`, `t.type(...)`, `t.contiguous()`: the dtype named or of the tensor given, else
+        (a device, a memory format) t's own."""
+        if name == "contiguous":
+            return t.dtype
+        if name != "to":
+            return None
+        for value in [kwargs.get("dtype"), *args]:
+            if isinstance(value, QualName) and dtypes.dtype_named(value.name):
+                return dtypes.dtype_named(value.name)
+            if isinstance(value, TensorValue):
+                return value.dtype
+        return t.dtype
 
     @staticmethod
     def set_requires_grad(t: TensorValue, flag: Tri, node: ast.AST, how: str) -> None:
@@ -839,7 +1031,7 @@ class CallHandler:
         if info is not None and t.is_tensor is None:
             t.is_tensor = True  # an in-place Tensor method was called on it
         site = self.site(node, "method", name, written=node.func.value if isinstance(node.func, ast.Attribute) else None,
-                         frame=frame, operands=list(args) + list(kwargs.values()))
+                         frame=frame, operands=self.operand_pairs(node, list(args) + list(kwargs.values())))
         self.record_write(frame, t, site, self._label(t, node.func.value if isinstance(node.func, ast.Attribute) else node))
         out_of_place = (info.out_of_place if info is not None else None) or name[:-1]
         entry = self.table.method(out_of_place) if self.table else None
@@ -852,7 +1044,8 @@ class CallHandler:
                 t.rg = tri_or(t.rg, *[x.rg for x in tensors])
                 t.graph = t.graph.union(*[x.graph for x in tensors]) | self.leaf_uses(tensors)
             return t
-        return self.apply_op(entry, out_of_place, [t, *args], kwargs, node, frame, inplace_target=t)
+        return self.apply_op(entry, out_of_place, [t, *args], kwargs, node, frame, inplace_target=t,
+                             arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
 
     def _receiver_text(self, node: ast.Call) -> str:
         if isinstance(node.func, ast.Attribute):
@@ -887,7 +1080,12 @@ class CallHandler:
     def _param(self, node: ast.AST, owner: str, pname: str) -> TensorValue:
         value = self.fresh_tensor(node, True, f"{owner}.{pname}", leaf=True, origin="param",
                                   detail=f"parameter `{pname}` of the module built at line {node.lineno}")
+        value.dtype = self.default_float()
         return value
+
+    def default_float(self) -> str | None:
+        """The default dtype, unless the file may change it (`torch.set_default_dtype`)."""
+        return None if "set_default_dtype" in self.interp.source else dtypes.DEFAULT_FLOAT
 
     def module_method(self, module, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
         """Methods of modules: parameters(), eval(), train(), to(), forward(), ..."""
@@ -898,6 +1096,12 @@ class CallHandler:
             self._set_training(module, flag)
             return module
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "requires_grad_", "type"):
+            if name in ("to", "float", "double", "half", "bfloat16", "type"):
+                converted = dtypes.CONVERSIONS.get(name) or next(
+                    (dtypes.dtype_named(a.name) for a in [kwargs.get("dtype"), *args] if isinstance(a, QualName)), None)
+                if converted or name in ("type",) or any(isinstance(a, TensorValue) for a in args):
+                    for p in self.parameters_of(module):
+                        p.dtype = converted  # (None: converted to a dtype the analysis cannot tell)
             if name == "requires_grad_":
                 flag = const_bool(node.args[0]) if node.args else True
                 for p in self.parameters_of(module):
@@ -962,8 +1166,14 @@ class CallHandler:
         """Apply a `torch.nn` module: what it saves comes from the table."""
         if module.kind == "Sequential":
             value = args[0] if args else UNKNOWN
-            for child in module.children:
-                value = self.dispatch(child, [value], {}, node, frame)
+            inner: list[int] = []
+            try:
+                for child in module.children:
+                    value = self.dispatch(child, [value], {}, node, frame)
+                    inner.append(id(value))  # the next module's input is a temporary nobody else holds
+                    self._intermediates.add(id(value))
+            finally:
+                self._intermediates.difference_update(inner)
             return value
         if module.kind == "Identity":
             return args[0] if args else UNKNOWN  # nn.Identity returns its input itself
@@ -972,6 +1182,8 @@ class CallHandler:
         if entry is None:
             return self.generic_op(module.kind, list(args) + list(module.params.values()), kwargs, node, frame,
                                    is_tensor=True)
+        if isinstance(x, TensorValue) and x.is_tensor is None:
+            x.is_tensor = True  # the input of a torch.nn module: evidence that it is a tensor
         params = list(module.params.values())
         params_rg = tri_or(*[p.rg for p in params]) if params else False
         input_rg = x.rg if isinstance(x, TensorValue) else (False if isinstance(x, ScalarValue) else None)
@@ -981,27 +1193,34 @@ class CallHandler:
         if module.inplace and isinstance(x, TensorValue):
             op = entry.inplace_method or module.kind.lower() + "_"
             ctor = module.node
-            extra = (("module_line", str(getattr(ctor, "lineno", module.line))),
-                     ("module_col", str(getattr(ctor, "col_offset", 0))))
-            self.record_write(frame, x, self.site(node, "inplace_module", op, extra=extra,
-                                                  written=node.args[0] if node.args else None, frame=frame),
+            ctor_span = Span(*self.report.span(ctor)) if ctor is not None else None
+            # Inside a Sequential, a module after the first writes the previous module's output: a temporary.
+            written = node.args[0] if node.args and id(x) not in self._intermediates else None
+            self.record_write(frame, x, self.site(node, "inplace_module", op, module_ctor=ctor_span,
+                                                  written=written, frame=frame),
                               self._label(x, node.args[0] if node.args else node))
             result = x
             result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
         else:
             result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph)
+            if isinstance(x, TensorValue):
+                result.dtype = dtypes.of_op(entry.dtype, [x.dtype])
         if rg_out is False:
             return result
         saves: list[Save] = []
+        nodes = self.arg_nodes(node, args)
         for saved in entry.saves(input_rg, params_rg, module.training):
             item = saved.item
+            operand, clonable = None, False
             if item == "output":
-                target = result
+                target, clonable = result, not module.inplace
             elif item.startswith("input"):
                 if module.inplace:
                     continue
                 index = int(item.split(":")[1]) if ":" in item else 0
                 target = args[index] if index < len(args) else None
+                operand = nodes[index] if nodes is not None and index < len(nodes) else None
+                clonable = operand is not None
             elif item.startswith("param:"):
                 target = module.params.get(item[6:])
             elif item.startswith("buffer:"):
@@ -1012,7 +1231,8 @@ class CallHandler:
                 continue
             role = "output" if item == "output" else ("input" if item.startswith("input") else item.split(":", 1)[1])
             certain = saved.certain and rg_out is True and frame.grad_mode is True
-            saves += self.record_save(frame, target, module.kind, role, node, certain)
+            saves += self.record_save(frame, target, module.kind, role, node, certain, operand=operand,
+                                      clonable=clonable)
         result.graph = graph | result.graph | frozenset(saves)
         return result
 
@@ -1071,7 +1291,8 @@ class CallHandler:
 
     def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: "Frame") -> None:
         """`optimizer.step()`: every parameter that has a `.grad` is updated in place (silently when fused)."""
-        site = self.site(node, "optimizer", "step", extra=(("fused", str(opt.fused)),))
+        site = self.site(node, "optimizer", "step", extra=(("fused", str(opt.fused)),))  # no frame: no write facts
+        site.optimizer = opt
         for param in opt.params:
             if param.group.has_grad is False:
                 continue  # optimizers skip parameters whose .grad is None
@@ -1197,7 +1418,9 @@ class CallHandler:
         is_tensor = tri_or(receiver.is_tensor, getattr(other, "is_tensor", None))
         if entry is None:
             return self.generic_op(dunder, [receiver, other], {}, node, frame, is_tensor=is_tensor)
-        return self.apply_op(entry, name, [receiver, other], {}, node, frame, result_is_tensor=is_tensor)
+        nodes = [node.left, node.right] if receiver is left else [node.right, node.left]
+        return self.apply_op(entry, name, [receiver, other], {}, node, frame, result_is_tensor=is_tensor,
+                             arg_nodes=nodes)
 
     def unaryop(self, node: ast.UnaryOp, operand: Value, frame: "Frame") -> Value:
         if isinstance(node.op, ast.Not):
@@ -1213,35 +1436,83 @@ class CallHandler:
         entry = self.table.method(dunder) if self.table else None
         if entry is None:
             return self.generic_op(dunder, [operand], {}, node, frame, is_tensor=operand.is_tensor)
-        return self.apply_op(entry, dunder.strip("_"), [operand], {}, node, frame, result_is_tensor=operand.is_tensor)
+        return self.apply_op(entry, dunder.strip("_"), [operand], {}, node, frame, result_is_tensor=operand.is_tensor,
+                             arg_nodes=[node.operand])
 
     # =========================================================================================== indexing
-    def index_kind(self, index: ast.AST, frame: "Frame") -> str:
+    def index_kind(self, index: ast.AST, frame: "Frame", base: ast.AST | None = None) -> str:
         """`basic` (a view), `advanced` (a copy) or `unknown`, evaluating the index expressions."""
+        return self.index_info(index, frame, base)[0]
+
+    def index_info(self, index: ast.AST, frame: "Frame", base: ast.AST | None = None) -> tuple[str, tuple[str, ...]]:
+        """The index's kind (`index_kind`) and the kind of each of its parts: `full` (`:`), `slice`, `ellipsis`,
+        `int` (a Python number), `mask_of_target` (a boolean mask computed elementwise from the indexed tensor
+        `base` itself: `y > 0`, `torch.isnan(y)`), `int_tensor`, `bool_tensor`, `other`."""
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
         kinds = set()
+        described = []
         for part in parts:
             if isinstance(part, ast.Slice):
                 for bound in (part.lower, part.upper, part.step):
                     if bound is not None:
                         self.interp.eval(bound, frame)
                 kinds.add("basic")
+                described.append("full" if part.lower is part.upper is part.step is None else "slice")
                 continue
             if isinstance(part, ast.Constant):
                 kinds.add("basic" if not isinstance(part.value, (list, tuple)) else "advanced")
+                described.append("ellipsis" if part.value is Ellipsis else
+                                 "int" if isinstance(part.value, int) and not isinstance(part.value, bool) else "other")
                 continue
             value = self.interp.eval(part, frame)
             if isinstance(value, ScalarValue):
                 kinds.add("basic")
+                described.append("int" if not getattr(value, "is_str", False) else "other")
             elif isinstance(value, SeqValue) or (isinstance(value, TensorValue) and value.is_tensor is True):
                 kinds.add("advanced")
+                if base is not None and self._mask_of(part, base, frame):
+                    described.append("mask_of_target")
+                elif isinstance(value, TensorValue) and value.dtype in ("int64", "bool"):
+                    described.append("int_tensor" if value.dtype == "int64" else "bool_tensor")
+                else:
+                    described.append("other")
             else:
                 kinds.add("unknown")
-        if "advanced" in kinds:
-            return "advanced"
-        if "unknown" in kinds:
-            return "unknown"
-        return "basic"
+                described.append("other")
+        kind = "advanced" if "advanced" in kinds else "unknown" if "unknown" in kinds else "basic"
+        return kind, tuple(described)
+
+    _MASK_FUNCTIONS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"}
+    _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+
+    def _mask_of(self, node: ast.AST, base: ast.AST, frame: "Frame") -> bool:
+        """Whether an index is a boolean mask computed elementwise from `base` alone (so with `base`'s shape):
+        `base` compared with a number, `torch.isnan(base)`, `base.isinf()`, and `~`, `&`, `|`, `^` of such."""
+        target = self.text(base)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], self._COMPARISONS):
+            sides = [node.left, node.comparators[0]]
+            return sorted(self.text(s) == target for s in sides) == [False, True] and all(
+                self.text(s) == target or self._is_number(s, frame) for s in sides)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in self._MASK_FUNCTIONS and not node.keywords:
+            if not node.args:
+                return self.text(node.func.value) == target
+            return len(node.args) == 1 and self.text(node.func.value) == "torch" and self.text(node.args[0]) == target
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            return self._mask_of(node.operand, base, frame)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            return self._mask_of(node.left, base, frame) and self._mask_of(node.right, base, frame)
+        return False
+
+    def _is_number(self, node: ast.AST, frame: "Frame") -> bool:
+        """A number literal (or a negated one) or a name of a Python number."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            node = node.operand
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        value = self._lookup(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return isinstance(value, ScalarValue) and not getattr(value, "is_str", False) \
+            and not getattr(value, "is_none", False)
 
     def getitem(self, node: ast.Subscript, frame: "Frame") -> Value:
         base = self.interp.eval(node.value, frame)
@@ -1251,10 +1522,12 @@ class CallHandler:
             kind = self.index_kind(node.slice, frame)
             label = self.text(node)
             if kind == "basic":
-                return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, label, base.maybe_groups, base.is_tensor)
+                return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, label, base.maybe_groups, base.is_tensor,
+                                   view=True, dtype=base.dtype)
             rg = base.rg if frame.grad_mode is not False else False
             result = self.fresh_tensor(node, rg, label, graph=base.graph if rg is not False else frozenset(),
                                        is_tensor=base.is_tensor)
+            result.dtype = base.dtype
             if kind == "unknown":
                 result.maybe_groups = tuple(g for g, _ in base.all_groups())
                 result.leaf_rg = None if base.leaf_rg else False
@@ -1298,9 +1571,10 @@ class CallHandler:
             # Only tensors known to be tensors: an unannotated argument may be a dict or a list.
             self.interp.eval(target.slice, frame)
             return
-        kind = self.index_kind(target.slice, frame)
-        site = self.site(stmt, "setitem", "__setitem__", extra=(("index_kind", kind),), written=target.value,
-                         frame=frame, operands=[value])
+        kind, parts = self.index_info(target.slice, frame, target.value)
+        value_node = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+        site = self.site(stmt, "setitem", "__setitem__", index_kind=kind, index_text=self.text(target.slice),
+                         index_parts=parts, written=target.value, frame=frame, operands=[(value, value_node)])
         self.record_write(frame, base, site, self._label(base, target.value))
         if isinstance(value, TensorValue) and frame.grad_mode is not False and value.rg is not False:
             base.rg = tri_or(base.rg, value.rg)
@@ -1316,7 +1590,8 @@ class CallHandler:
             if isinstance(base, TensorValue) and base.is_tensor is not None:
                 kind = self.index_kind(target.slice, frame)
                 site = self.site(stmt, "augassign", AUGASSIGN_INPLACE.get(name or "", "setitem"),
-                                 extra=(("index_kind", kind),), written=target.value, frame=frame, operands=[rhs])
+                                 index_kind=kind, index_text=self.text(target.slice), written=target.value,
+                                 frame=frame, operands=[(rhs, stmt.value)])
                 self.record_write(frame, base, site, self._label(base, target.value))
                 if isinstance(rhs, TensorValue) and frame.grad_mode is not False:
                     base.rg = tri_or(base.rg, rhs.rg)
@@ -1328,10 +1603,11 @@ class CallHandler:
         rhs = self.interp.eval(stmt.value, frame)
         if isinstance(current, TensorValue) and name is not None and name != "matmul":
             op = AUGASSIGN_INPLACE[name]
-            site = self.site(stmt, "augassign", op, written=target, frame=frame, operands=[rhs])
+            site = self.site(stmt, "augassign", op, written=target, frame=frame, operands=[(rhs, stmt.value)])
             self.record_write(frame, current, site, self._label(current, target))
             entry = self.table.method(f"__{name}__") if self.table else None
-            self.apply_op(entry, name, [current, rhs], {}, stmt, frame, inplace_target=current)
+            self.apply_op(entry, name, [current, rhs], {}, stmt, frame, inplace_target=current,
+                          arg_nodes=[stmt.target, stmt.value])
             return
         fake = ast.BinOp(left=target, op=stmt.op, right=stmt.value)
         ast.copy_location(fake, stmt)

@@ -159,6 +159,7 @@ def join_values(a: Value | None, b: Value | None) -> Value:
             label=a.label,
             maybe_groups=tuple(dict.fromkeys(g for g in groups if g is not a.group)),
             is_tensor=tri_join(a.is_tensor, b.is_tensor),
+            dtype=a.dtype if a.dtype == b.dtype else None,
         )
     if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
         same = getattr(a, "truth", None) == getattr(b, "truth", None) and \
@@ -174,7 +175,7 @@ def join_values(a: Value | None, b: Value | None) -> Value:
 
 def _maybe(t: TensorValue) -> TensorValue:
     """The same tensor facts, but it may not be a tensor on every path (writes become uncertain)."""
-    return TensorValue(t.group, t.rg, t.leaf_rg, t.graph, t.label, t.maybe_groups, None, t.owner)
+    return TensorValue(t.group, t.rg, t.leaf_rg, t.graph, t.label, t.maybe_groups, None, t.owner, dtype=t.dtype)
 
 
 def join_envs(a: dict, b: dict) -> dict:
@@ -203,6 +204,7 @@ class Interpreter:
         self.calls = calls.CallHandler(self)
         self._byte_lines = [line.encode("utf-8") for line in source.splitlines()]
         self.statements: list[ast.stmt] = []
+        self._blocks: dict | None = None  # statement id -> (its block, its index there), built on first use
         self._texts: dict[ast.AST, str] = {}  # keyed by node: synthetic nodes are freed, their ids reused
 
     # ----------------------------------------------------------------------------------------------- driver
@@ -365,6 +367,14 @@ class Interpreter:
             return bool(method(stmt, frame))
         finally:
             self.statements.pop()
+
+    def block_of(self, stmt: ast.stmt) -> tuple[list, int] | None:
+        """The block (statement list) a statement of the file stands in, and its index there."""
+        if self._blocks is None:
+            from fixinplace.analysis.moves import block_index
+
+            self._blocks = block_index(self.tree)
+        return self._blocks.get(id(stmt))
 
     @property
     def current_statement(self) -> ast.stmt | None:
@@ -647,7 +657,8 @@ class Interpreter:
         """An element of a value unpacked into several targets (`a, b = f(x)`)."""
         if isinstance(value, TensorValue):
             # Unpacking a tensor yields views of it.
-            return TensorValue(value.group, value.rg, value.leaf_rg, value.graph, value.label + "[i]", value.maybe_groups, value.is_tensor)
+            return TensorValue(value.group, value.rg, value.leaf_rg, value.graph, value.label + "[i]", value.maybe_groups,
+                               value.is_tensor, view=True, dtype=value.dtype)
         return UNKNOWN
 
     def bind_name(self, name: str, value: Value, frame: Frame) -> None:

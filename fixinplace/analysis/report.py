@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 
 from fixinplace.analysis.values import Save, Site, Write
 from fixinplace.diagnostics import Diagnostic, Related, Severity
+from fixinplace.facts import SavedBy, Span, WriteFacts
 from fixinplace.rules import (
     INPLACE_WRITE,
     LEAF_MUTATED,
@@ -24,6 +26,18 @@ def describe_role(save: Save) -> str:
     return f"its {save.role}"
 
 
+@dataclass
+class _Pending:
+    """A diagnostic being collected: the most severe message, and every save the write invalidated."""
+
+    site: Site
+    code: str
+    severity: Severity
+    message: str
+    related: tuple
+    saves: dict = field(default_factory=dict)  # (line, column, op, role) -> (Save, backward line)
+
+
 class Reporter:
     """Collects diagnostics, one per (write site, code), keeping the most severe."""
 
@@ -31,8 +45,7 @@ class Reporter:
         self.source = source
         self.path = path
         self.lines = source.splitlines()
-        self.found: dict[tuple[int, str], Diagnostic] = {}
-        self.sites: dict[int, Site] = {}
+        self.found: dict[tuple[int, str], _Pending] = {}  # (id of the site, code)
 
     # ------------------------------------------------------------------------------------------ positions
     def _char_col(self, line: int, byte_col: int) -> int:
@@ -51,30 +64,22 @@ class Reporter:
         return line, col, end_line, end_col
 
     # ------------------------------------------------------------------------------------------ emit
-    def add(self, site: Site, code: str, severity: Severity, message: str, related=(), data=()) -> None:
-        """Record one diagnostic at a write site (the most severe one per site and code wins)."""
-        self.sites[id(site.node)] = site
-        key = (id(site.node), code)
-        old = self.found.get(key)
-        if old is not None and old.severity.rank >= severity.rank:
-            return
-        line, col, end_line, end_col = self.span(site.node)
-        facts = (("form", site.form), ("op", site.op), ("text", site.text), *site.extra, *site.facts.items(), *data)
-        self.found[key] = Diagnostic(
-            path=self.path,
-            line=line,
-            column=col,
-            end_line=end_line,
-            end_column=end_col,
-            code=code,
-            severity=severity,
-            message=message,
-            related=tuple(related),
-            data=tuple(facts),
-        )
+    def add(self, site: Site, code: str, severity: Severity, message: str, related=(),
+            save: tuple | None = None) -> None:
+        """Record one diagnostic at a write site (the most severe one per site and code wins); `save` is a
+        (Save, backward line, move facts) the write invalidated."""
+        key = (id(site), code)
+        pending = self.found.get(key)
+        if pending is None:
+            pending = self.found[key] = _Pending(site, code, severity, message, tuple(related))
+        elif severity.rank > pending.severity.rank:
+            pending.severity, pending.message, pending.related = severity, message, tuple(related)
+        if save is not None:
+            saved = save[0]
+            pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
 
     def invalidated(self, write: Write, save: Save, backward_label: str, backward_line: int | None,
-                    certain: bool) -> None:
+                    certain: bool, move: dict | None = None) -> None:
         """A backward needs a save that this write changed afterwards."""
         site = write.site
         saved = save.group.label
@@ -83,8 +88,6 @@ class Reporter:
         at = f" at line {backward_line}" if backward_line else ""
         save_text = f"`{saved}` was saved by `{save.op}` at line {save.line} ({save.op} saves {describe_role(save)} for backward)"
         related = (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
-        data = (("saved_by", save.op), ("saved_line", str(save.line)), ("saved_label", saved), ("role", save.role),
-                ("saved_span", f"{save.line}:{save.column}:{save.end_line}:{save.end_column}"))
         if write.silent:
             how = "through `.data`" if site.form == "data" or ".data" in written else "by a fused optimizer (no version bump)"
             message = (
@@ -100,13 +103,15 @@ class Reporter:
             )
             code = PARAMETERS_UPDATED_BEFORE_BACKWARD.code
         else:
+            ctor = site.info.get("module_ctor")
+            by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else ""
             message = (
-                f"in-place write to `{written}`{via}: {save_text}; writing it in place makes the backward of "
+                f"in-place write to `{written}`{via}{by}: {save_text}; writing it in place makes the backward of "
                 f"{backward_label}{at} fail (\"modified by an inplace operation\")"
             )
             code = SAVED_TENSOR_MUTATED.code
         severity = Severity.ERROR if certain else Severity.WARNING
-        self.add(site, code, severity, message, related, data)
+        self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}))
 
     def leaf(self, site: Site, label: str, why: str, certain: bool) -> None:
         """A write to a leaf that requires grad (or a view of one) in grad mode."""
@@ -121,8 +126,7 @@ class Reporter:
                 f"in-place write to `{label}` ({why}): if it is a leaf tensor that requires grad and grad mode is "
                 f"on, PyTorch raises \"a leaf Variable that requires grad is being used in an in-place operation\""
             )
-        self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message,
-                 data=(("leaf", label),))
+        self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message)
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
         """Info diagnostics for write sites that got no hazard."""
@@ -135,5 +139,32 @@ class Reporter:
                      f"not a leaf that requires grad in grad mode")
 
     def diagnostics(self) -> list[Diagnostic]:
-        """All diagnostics in source order."""
-        return sorted(self.found.values(), key=lambda d: (d.line, d.column, d.code))
+        """All diagnostics in source order, each with the facts of its write."""
+        out = []
+        # A write certain to raise the leaf error never reaches a backward: its saved-tensor hazards are moot.
+        raising = {key[0] for key, p in self.found.items() if key[1] == LEAF_MUTATED.code and p.severity is Severity.ERROR}
+        for key, pending in self.found.items():
+            if key[0] in raising and key[1] in (SAVED_TENSOR_MUTATED.code, SILENT_SAVED_TENSOR_MUTATION.code):
+                continue
+            line, col, end_line, end_col = self.span(pending.site.node)
+            out.append(Diagnostic(
+                path=self.path, line=line, column=col, end_line=end_line, end_column=end_col, code=pending.code,
+                severity=pending.severity, message=pending.message, related=pending.related,
+                facts=self.facts(pending),
+            ))
+        return sorted(out, key=lambda d: (d.line, d.column, d.code))
+
+    @staticmethod
+    def facts(pending: _Pending) -> WriteFacts:
+        """The typed record of a write and of the saves it invalidated (in program order)."""
+        site = pending.site
+        saves = sorted(pending.saves.values(), key=lambda item: item[0].seq)  # (Save, backward line, move facts)
+        return WriteFacts(
+            form=site.form, op=site.op, text=site.text, **site.info, **site.facts,
+            saves=tuple(
+                SavedBy(op=s.op, role=s.role, label=s.group.label, span=Span(s.line, s.column, s.end_line, s.end_column),
+                        certain=s.certain, operand=Span(*s.operand) if s.operand else None, clonable=s.clonable,
+                        backward_line=backward, **move)
+                for s, backward, move in saves
+            ),
+        )

@@ -108,6 +108,8 @@ class Save:
     certain: bool
     end_line: int = 0
     end_column: int = 0
+    operand: tuple | None = None  # (line, column, end_line, end_column) of the saved input's expression in the op
+    clonable: bool = False  # `.clone()` at the save is exact (see `fixinplace.facts.SavedBy.clonable`)
 
 
 @dataclass(eq=False)
@@ -122,6 +124,7 @@ class Write:
     silent: bool  # no version bump (`.data`, fused optimizer): wrong gradient, no error
     label: str  # what was written, as the user wrote it
     allowed: bool = False  # under allow_mutation_on_saved_tensors(): autograd clones on write
+    stmts: tuple = ()  # the statements being run when it happened, outermost first (callers' included)
 
 
 @dataclass(eq=False)
@@ -132,8 +135,11 @@ class Site:
     form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | data
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write
-    extra: tuple = ()  # facts for fixes: (key, value) pairs, fixed when the site is first seen
-    facts: dict = field(default_factory=dict)  # facts that accumulate over executions (e.g. aliased)
+    # `fixinplace.facts.WriteFacts` fields known when the site is first seen (where it is, what it writes), and
+    # those that accumulate over its executions (aliased, leaf_kind, after_backward, target_is_tensor).
+    info: dict = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
+    optimizer: object = None  # for an optimizer step: the OptimizerValue
 
 
 class Value:
@@ -154,6 +160,9 @@ class TensorValue(Value):
     maybe_groups: tuple = ()  # groups it may alias (uncertain)
     is_tensor: Tri = True
     owner: str = ""  # for parameters: "`weight` of `fc`"
+    view: bool = False  # a view of another tensor (`x.view(...)`, `x[0]`, `x.t()`), not that tensor itself
+    detached: bool = False  # `x.detach()`: another tensor object over x's storage and version counter
+    dtype: Optional[str] = None  # "float32", "bool", ... where the analysis knows it (`fixinplace.analysis.dtypes`)
 
     def all_groups(self) -> list[tuple[Group, bool]]:
         """(group, certain) pairs this value may write."""

@@ -1,8 +1,8 @@
 """The fixinplace language server (pygls): diagnostics, quick fixes, fix-all and hover.
 
-Every analysis is `fixinplace.engine.check_source` on the editor's text (never the file on disk); quick fixes run
-`codemods.apply_fixes` on that text for the one diagnostic, fix-all runs `fixinplace.fixer.fix_source` exactly as
-`fixinplace fix` does. A text that does not parse keeps its last good diagnostics. Nothing imports or runs user
+Every analysis is `fixinplace.engine.check_source` on the editor's text (never the file on disk), each diagnostic
+with the checked fix `fixinplace fix` would apply (`fixinplace.fix.offer`); a quick fix applies that fix to the
+text, fix-all runs `fixinplace.fix.fix_text` exactly as `fixinplace fix` does. A text that does not parse keeps its last good diagnostics. Nothing imports or runs user
 code. Analyses run in one worker thread so that the event loop keeps answering; a change debounces the next
 analysis by `DEBOUNCE_S`.
 """
@@ -61,6 +61,9 @@ def _client_options(raw: Any) -> dict[str, Any]:
             out["unsafe_fixes"] = raw[key]
     if isinstance(raw.get("severity"), str):
         out["severity"] = raw["severity"]
+    for key in ("fixStyle", "fix_style", "fix-style"):
+        if isinstance(raw.get(key), str):
+            out["fix_style"] = raw[key]
     return out
 
 
@@ -91,6 +94,7 @@ class FixinplaceServer(LanguageServer):
                 ignore=self.options.get("ignore"),
                 severity=self.options.get("severity"),
                 unsafe_fixes=self.options.get("unsafe_fixes"),
+                fix_style=self.options.get("fix_style"),
             )
         except ConfigError as e:
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=str(e)))
@@ -108,7 +112,9 @@ class FixinplaceServer(LanguageServer):
 
         Runs in the worker thread: touches no server state."""
         try:
-            return check_source(text, path, settings), None
+            from fixinplace.fix import offer
+
+            return offer(text, path, check_source(text, path, settings), settings), None
         except SourceError:
             return None, None
         except Exception as e:  # never let one document take the server down
@@ -202,7 +208,7 @@ class FixinplaceServer(LanguageServer):
             return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
         if wanted(types.CodeActionKind.QuickFix):
-            from codemods import apply_fixes
+            from fixinplace.fix import apply_offered
 
             for d in diagnostics:
                 if d.fix is None or d.severity is Severity.INFO:
@@ -212,8 +218,8 @@ class FixinplaceServer(LanguageServer):
                 lsp_d = to_lsp(d, lines, uri)
                 if not _overlaps(lsp_d.range, params.range):
                     continue
-                new_text, applied = apply_fixes(text, [d])
-                if not applied or new_text == text:
+                new_text = apply_offered(text, self.path_of(uri), d)
+                if new_text is None or new_text == text:
                     continue
                 actions.append(
                     types.CodeAction(
@@ -225,12 +231,9 @@ class FixinplaceServer(LanguageServer):
                     )
                 )
         if wanted(FIX_ALL_KIND):
-            from fixinplace.fixer import fix_source
+            from fixinplace.fix import fix_text
 
-            path = self.path_of(uri)
-            result = fix_source(
-                text, path, lambda t: check_source(t, path, settings), unsafe=settings.unsafe_fixes
-            )
+            result = fix_text(text, self.path_of(uri), settings)
             if result.source != text:
                 actions.append(
                     types.CodeAction(

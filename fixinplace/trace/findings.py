@@ -26,7 +26,7 @@ class Finding:
     now_version: Optional[int]
     backward: Optional[Site]
     count: int = 1  # how many saved tensors this write broke over the run (same write and save lines)
-    fix: Optional[dict] = field(default=None)  # {"title", "applicability", "diff"} from the static fixer
+    fix: Optional[dict] = field(default=None)  # {"title", "applicability", "diff"}: the fix `fixinplace fix` applies
 
     @classmethod
     def from_record(cls, record: SavedRecord, kind: str, backward: Optional[Site]) -> "Finding":

@@ -7,15 +7,17 @@ from typing import Dict, List, Optional
 
 
 def _checked(path: str, cache: Dict[str, tuple]) -> tuple:
-    """(text, diagnostics) of `check` on one file (with the nearest pyproject's settings), once per file; ("", [])
-    when it cannot be read or checked."""
+    """(text, diagnostics with their checked fixes) of one file (with the nearest pyproject's settings), once per
+    file; ("", []) when it cannot be read or checked."""
     if path not in cache:
         from fixinplace.engine import SourceError, check_source, read_source
+        from fixinplace.fix import offer
         from fixinplace.settings import ConfigError, load_settings
 
         try:
             text = read_source(path)
-            cache[path] = (text, check_source(text, path, load_settings(None, [path])))  # the project's config
+            settings = load_settings(None, [path])  # the project's config
+            cache[path] = (text, offer(text, path, check_source(text, path, settings), settings))
         except (SourceError, OSError, ConfigError):
             cache[path] = ("", [])
         except Exception:  # a bug in the analysis must not hide the trace's findings
@@ -26,18 +28,19 @@ def _checked(path: str, cache: Dict[str, tuple]) -> tuple:
 
 
 def fix_for(path: str, line: int, shown: str, cache: Dict[str, tuple]) -> Optional[dict]:
-    """{"title", "applicability", "diff"} of the first fixable `check` diagnostic on `path`:`line`, or None."""
+    """{"title", "applicability", "diff"} of the fix `fixinplace fix` would apply to the diagnostic on
+    `path`:`line`, or None."""
     if not os.path.isfile(path):
         return None
     text, diagnostics = _checked(path, cache)
     for d in diagnostics:
         if d.line != line or d.fix is None:
             continue
-        from codemods import apply_fixes
-        from fixinplace.patch import unified_diff
+        from fixinplace.fix import apply_offered
+        from fixinplace.fix.files import unified_diff
 
-        new_text, applied = apply_fixes(text, [d])
-        if applied and new_text != text:
+        new_text = apply_offered(text, path, d)
+        if new_text is not None and new_text != text:
             return {"title": d.fix.description, "applicability": d.fix.applicability,
                     "diff": unified_diff(text, new_text, shown)}
     return None

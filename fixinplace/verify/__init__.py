@@ -1,7 +1,7 @@
 """`fixinplace verify`: prove each rewrite by running the original and the patched code in a child process.
 
 The parent (`plan`, `signature`, `declare`, `runner`, `report` and this module) never imports torch nor the
-user's code: it computes the patched text with `fixinplace.fixer.fix_source`, finds the changed functions and how
+user's code: it computes the patched text with `fixinplace.fix.fix_text`, finds the changed functions and how
 to call them (`plan`: declarations from comments and `declare`, synthesis specs from `signature`), and hands jobs
 to one child process (`runner`, `child`) that, per job (`job`), makes the inputs (`inputs`), loads both texts as
 fresh modules, runs them with fixed seeds, computes the reference (`reference`, `oracles`) and compares
@@ -126,14 +126,13 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
     return report
 
 
-def fix_pair(path: str, text: str, settings=None, *, unsafe: bool = False) -> FilePair:
-    """The (original, patched) pair of one file's text, patched by `fix_source` with `settings`."""
-    from fixinplace.engine import check_source
-    from fixinplace.fixer import fix_source
+def fix_pair(path: str, text: str, settings=None) -> FilePair:
+    """The (original, patched) pair of one file's text, patched by `fixinplace.fix.fix_text` with `settings`
+    (unsafe fixes too when `settings.unsafe_fixes`)."""
+    from fixinplace.fix import fix_text
     from fixinplace.settings import Settings
 
-    settings = settings or Settings()
-    result = fix_source(text, path, lambda t: check_source(t, path, settings), unsafe=unsafe)
+    result = fix_text(text, path, settings or Settings())
     codes: dict[int, list[str]] = {}
     for d in result.applied:
         codes.setdefault(d.line, [])

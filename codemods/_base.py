@@ -1,0 +1,125 @@
+"""The base of fixinplace's codemods: a LibCST codemod command that rewrites one reported in-place write.
+
+Each codemod module defines one `InPlaceFix` subclass. Driven by fixinplace (`fixinplace.fix`), it is built with
+the write's facts (`fixinplace.facts.WriteFacts`) and its anchor, the source positions it rewrites (a statement's
+line, an expression's span), and changes only what stands there: `applied` says whether it did.
+
+Run on its own, as LibCST users run codemods, it analyses each file with fixinplace and applies its rewrite to every
+hazard for which it is the fix fixinplace would choose (each rewrite checked by re-analysis, as `fixinplace fix`
+does):
+
+    python -m libcst.tool codemod -x codemods.clone_at_save.CloneAtSave src/
+    python -m libcst.tool codemod -x codemods.method_out_of_place.MethodOutOfPlace --unsafe-fixes train.py
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import ClassVar, Optional
+
+import libcst as cst
+from libcst.codemod import CodemodContext, SkipFile, VisitorBasedCodemodCommand
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from fixinplace.facts import Span, WriteFacts
+
+
+class InPlaceFix(VisitorBasedCodemodCommand):
+    """One rewrite of one reported in-place write, anchored by source position."""
+
+    NAME: ClassVar[str] = ""  # the strategy name (the module's name)
+    DESCRIPTION: ClassVar[str] = ""
+    # (before, after) programs: each one's hazard is fixed by this codemod alone (tests/test_codemods.py runs them
+    # with LibCST's CodemodTest and under torch; docs/rules.md shows them).
+    EXAMPLES: ClassVar[tuple[tuple[str, str], ...]] = ()
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, context: CodemodContext, facts: Optional[WriteFacts] = None, *, unsafe_fixes: bool = False,
+                 fix_style: str = "readable", **anchor: object) -> None:
+        super().__init__(context)
+        self.facts = facts
+        self.anchor = anchor
+        self.unsafe_fixes = unsafe_fixes
+        self.fix_style = fix_style
+        self.applied = False
+
+    @staticmethod
+    def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        """Options of the stand-alone command (`python -m libcst.tool codemod -x ...`)."""
+        arg_parser.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true",
+                                help="also apply the rewrite where it is an unsafe fix")
+        arg_parser.add_argument("--fix-style", dest="fix_style", choices=("readable", "functional"),
+                                default="readable", help="the form of subscript rewrites (see fixinplace fix)")
+
+    # ----------------------------------------------------------------------------------------------- running
+    def transform_module(self, tree: cst.Module) -> cst.Module:
+        """LibCST's entry point; reuses the context's metadata wrapper when it was made for this very tree (the fix
+        stage tries several rewrites on one parsed text)."""
+        wrapper = self.context.wrapper
+        if wrapper is None or wrapper.module is not tree:
+            return super().transform_module(tree)
+        with self.resolve(wrapper):
+            return self.transform_module_impl(tree)
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        if self.facts is None:
+            return self._fix_whole_module(tree)
+        return super().transform_module_impl(tree)
+
+    def _fix_whole_module(self, tree: cst.Module) -> cst.Module:
+        """Stand-alone: every hazard of the module that fixinplace fixes with this codemod, each one checked."""
+        from fixinplace.fix import fix_text
+        from fixinplace.settings import ConfigError, Settings, load_settings
+
+        path = self.context.filename or "<stdin>"
+        try:
+            settings = load_settings(None, [path]) if self.context.filename else Settings()
+        except ConfigError:
+            settings = Settings()
+        result = fix_text(tree.code, path, settings.override(unsafe_fixes=self.unsafe_fixes), style=self.fix_style,
+                          strategies=(self.NAME,))
+        if not result.applied:
+            raise SkipFile(f"no hazard that `{self.NAME}` fixes")
+        return cst.parse_module(result.source)
+
+    # ----------------------------------------------------------------------------------------------- anchors
+    def start(self, node: cst.CSTNode) -> tuple[int, int]:
+        """(line, column) where a node starts, 1-based (columns count characters, as in diagnostics)."""
+        position = self.get_metadata(PositionProvider, node).start
+        return position.line, position.column + 1
+
+    def spans(self, node: cst.CSTNode, span: Span) -> bool:
+        """Whether a node covers exactly `span`."""
+        position = self.get_metadata(PositionProvider, node, None)
+        if position is None:
+            return False
+        return (position.start.line, position.start.column + 1, position.end.line, position.end.column + 1) == (
+            span.line, span.column, span.end_line, span.end_column)
+
+    def starts_line(self, node: cst.CSTNode, line: int) -> bool:
+        """Whether a statement starts on `line`."""
+        position = self.get_metadata(PositionProvider, node, None)
+        return position is not None and position.start.line == line
+
+    def applies(self) -> None:
+        """Record that the rewrite was made."""
+        self.applied = True
+
+
+def apply_codemod(codemod: type[InPlaceFix], tree: cst.Module, wrapper: MetadataWrapper | None, path: str,
+                  facts: WriteFacts, **anchor: object) -> Optional[str]:
+    """The text of `tree` rewritten by one codemod at one anchor, or None when it changed nothing."""
+    context = CodemodContext(filename=path, wrapper=wrapper)
+    command = codemod(context, facts, **anchor)
+    try:
+        new = command.transform_module(tree)
+    except SkipFile:
+        return None
+    if not command.applied:
+        return None
+    return new.code
+
+
+def shared_wrapper(tree: cst.Module) -> MetadataWrapper:
+    """A metadata wrapper over `tree` itself (no copy: LibCST trees are immutable), for many codemods in a row."""
+    return MetadataWrapper(tree, unsafe_skip_copy=True)

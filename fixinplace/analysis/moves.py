@@ -1,0 +1,137 @@
+"""Where a statement that breaks a backward could run instead: after that backward.
+
+A weight clip, a max-norm renorm, an EMA or an optimizer step placed between a forward and the backward that needs
+the old values is an update that belongs after the backward. When the statement holding the write and the
+backward stand in the same block, nothing between them mentions what that statement mentions, and the statement
+cannot leave the block (no return, break, continue or yield), it can be moved after the backward and after the
+optimizer steps that directly follow it (a constraint on the weights applies to the updated weights).
+
+For an optimizer step before a second backward (the GAN and actor-critic pattern), the step moves after that
+backward, which is then restricted (`inputs=`) to the parameters it is meant to update: every leaf its graph
+reaches other than the parameters the moved step updates, when a module or optimizer in scope holds exactly
+those.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from fixinplace.analysis.values import (
+    ClassValue,
+    FunctionValue,
+    InstanceValue,
+    LeafUse,
+    ModuleValue,
+    OptimizerValue,
+    QualName,
+    TensorValue,
+    Write,
+)
+from fixinplace.facts import Span
+
+if TYPE_CHECKING:
+    from fixinplace.analysis.interpreter import Frame, Interpreter
+
+_LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await)
+
+
+def move_facts(interp: "Interpreter", frame: "Frame", write: Write, tensor: TensorValue) -> dict:
+    """`{"move", "after", "backward", "inputs"}` for moving the statement of `write` after the backward now being
+    run (on `tensor`), or {} when it cannot move."""
+    backward = interp.current_statement
+    where = interp.block_of(backward) if backward is not None else None
+    if where is None:
+        return {}
+    block, b_index = where
+    moved = None
+    for stmt in write.stmts:  # outermost first: the statement of the backward's block that runs the write
+        place = interp.block_of(stmt)
+        if place is not None and place[0] is block and place[1] < b_index:
+            moved, m_index = stmt, place[1]
+            break
+    if moved is None or any(isinstance(n, _LEAVES) for n in ast.walk(moved)):
+        return {}
+    names = _names(moved, frame)
+    if any(_mentions(stmt, names) for stmt in block[m_index + 1:b_index]):
+        return {}
+    end = b_index
+    while end + 1 < len(block) and _is_step(block[end + 1]):
+        end += 1
+    facts = {"move": _span(moved), "after": _span(block[end]), "backward": _span(backward)}
+    if write.site.form == "optimizer":
+        inputs = _restriction(interp, frame, write, tensor, backward)
+        if not inputs:
+            return {}
+        facts["inputs"] = inputs
+    return facts
+
+
+def _span(stmt: ast.stmt) -> Span:
+    return Span(stmt.lineno, stmt.col_offset + 1, stmt.end_lineno or stmt.lineno, (stmt.end_col_offset or 0) + 1)
+
+
+def _names(stmt: ast.stmt, frame: "Frame") -> set[str]:
+    """The names a statement mentions, other than names of code (functions, classes, modules such as `torch`)."""
+    out = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name):
+            value = frame.lookup(node.id)
+            if not isinstance(value, (FunctionValue, ClassValue, QualName)):
+                out.add(node.id)
+    return out
+
+
+def _mentions(stmt: ast.stmt, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(stmt))
+
+
+def _is_step(stmt: ast.stmt) -> bool:
+    """`opt.step()`, `scaler.step(opt)`, `scheduler.step()`: an update after the backward."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+        and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ("step", "update")
+
+
+def _restriction(interp: "Interpreter", frame: "Frame", write: Write, tensor: TensorValue,
+                 backward: ast.stmt) -> str:
+    """The `inputs=` expression restricting the backward to the leaves its graph reaches, minus the parameters the
+    moved optimizer step updates: a module or optimizer in scope with exactly those parameters, else ""."""
+    call = backward.value if isinstance(backward, ast.Expr) else None
+    if not isinstance(call, ast.Call) or any(kw.arg == "inputs" for kw in call.keywords):
+        return ""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "backward"):
+        return ""
+    optimizer = write.site.optimizer
+    if not isinstance(optimizer, OptimizerValue):
+        return ""
+    stepped = {id(p.group) for p in optimizer.params}
+    reached = {id(item.group): item.group for item in tensor.graph if isinstance(item, LeafUse)}
+    remaining = {key for key in reached if key not in stepped}
+    if not remaining or len(remaining) == len(reached) or any(reached[k].origin != "param" for k in remaining):
+        return ""
+    scopes = [frame.env] + ([frame.globals] if frame.globals is not frame.env else [])
+    for scope in scopes:
+        for name, value in scope.items():
+            if isinstance(value, (ModuleValue, InstanceValue)) and name.isidentifier() and \
+                    {id(p.group) for p in interp.calls.parameters_of(value)} == remaining:
+                return f"list({name}.parameters())"
+    for scope in scopes:
+        for name, value in scope.items():
+            if isinstance(value, OptimizerValue) and value is not optimizer and name.isidentifier() and \
+                    {id(p.group) for p in value.params} == remaining:
+                return f'[p for group in {name}.param_groups for p in group["params"]]'
+    return ""
+
+
+def block_index(tree: ast.AST) -> dict[int, tuple[list, int]]:
+    """Every statement's block (the list it stands in) and its index there, by id."""
+    index: dict[int, tuple[list, int]] = {}
+    for node in ast.walk(tree):
+        blocks = [getattr(node, attr, None) for attr in ("body", "orelse", "finalbody")]
+        blocks += [h.body for h in getattr(node, "handlers", ()) or ()]
+        blocks += [c.body for c in getattr(node, "cases", ()) or ()]
+        for block in blocks:
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                for i, stmt in enumerate(block):
+                    index[id(stmt)] = (block, i)
+    return index

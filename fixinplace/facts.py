@@ -1,0 +1,148 @@
+"""What the analysis knows about one reported write: the typed record the fix stage plans its rewrites from.
+
+The analysis (`fixinplace.analysis`) fills a `WriteFacts` for every diagnostic; the fix stage (`fixinplace.fix`)
+and the codemods read it. Positions are 1-based, columns count characters, end columns are exclusive (as in
+`Diagnostic`). The record is plain data (JSON round-trip for the cache).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where an expression or statement is in the source."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One other operand of a write (`y` in `x.add_(y)`, `x += y`, `x[i] = y`)."""
+
+    kind: str  # number (a Python int/float/bool), tensor (known or maybe a tensor), other (str, None, unknown)
+    text: str  # its source text
+    dtype: str = ""  # the dtype when the analysis knows it ("float32", ...), else ""
+    # A Python number, or a tensor computed only from the written tensor (and numbers) by ops that keep its dtype
+    # and never make it larger (`x.amax(1, keepdim=True)`, `x.norm()`, `x.exp()`): `x = x - <operand>` then has
+    # the dtype and shape of the in-place result.
+    follows_target: bool = False
+
+
+@dataclass(frozen=True)
+class SavedBy:
+    """One save that the write invalidated: the op, what it saved, and where."""
+
+    op: str
+    role: str  # output | input | input `w` | weight | running_mean | ...
+    label: str  # the saved tensor as named at the save
+    span: Span  # the saving op's expression (a call, an operator, a module application)
+    certain: bool
+    # The saved input's own expression inside the op (`u` in `u.pow(2)`), when the op names it.
+    operand: Optional[Span] = None
+    # Whether `.clone()` at this save keeps every value and gradient and every alias's view of the write: a table
+    # op (not an unknown callee) that is not in place, whose output is one fresh tensor (for an output save) or
+    # does not alias the saved input (for an input save), on a value known to be a tensor.
+    clonable: bool = False
+    backward_line: int = 0  # the backward that needs the save (0: implicit, the caller's)
+    # When the statement holding the write can run after that backward instead (`fixinplace.analysis.moves`): the
+    # statement to move, the one to put it after, the backward's statement, and for an optimizer step the
+    # `inputs=` that restricts the backward to the parameters it updates.
+    move: Optional[Span] = None
+    after: Optional[Span] = None
+    backward: Optional[Span] = None
+    inputs: str = ""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """The statement a write stands in."""
+
+    shape: str  # expr (`x.add_(1)`), assign (`z = x.mul_(2)`), statement (`x += 1`, `x[i] = v`), nested
+    line: int
+    end_line: int
+    assigned: str = ""  # for `assign`: the name bound to the write's result
+
+
+@dataclass(frozen=True)
+class WriteFacts:
+    """Everything the fix stage may need about one in-place write."""
+
+    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer
+    op: str  # add_, __setitem__, relu_, step, ...
+    text: str  # source text of the write (one line, shortened)
+    target: str = ""  # the written expression (`x`, `h[0]`, `self.w.t()`)
+    root: str = ""  # the variable it goes back to (`x`, `h`, `self.w`)
+    root_kind: str = "other"  # local | argument | global | attribute | other
+    target_is_tensor: bool = False  # the analysis knows the written value is a tensor
+    target_dtype: str = ""  # its dtype, when the analysis knows it ("float32", ...)
+    aliased: bool = False  # another name or view shares the root's tensor
+    through_view: bool = False  # the written value is a view of another tensor (`w = x.t()`, then `w /= ...`)
+    through_detach: bool = False  # the written value is `y.detach()` (or a view of it): it writes `y`'s storage
+    read_after: bool = True  # the root name may be read after the write (rebinding it matters)
+    operands: tuple[Operand, ...] = ()
+    statement: Optional[Statement] = None
+    grad_mode: str = "on"  # on | off | unknown, where the write runs
+    grad_on_line: int = 0  # for a write under no_grad: the `with` statement that turned grad mode off
+    index_kind: str = ""  # subscript writes: basic (int/slice) | advanced (tensor/list) | unknown
+    index_text: str = ""  # subscript writes: the index expression
+    # subscript assignments: the kind of each index part (full, slice, ellipsis, int, mask_of_target, int_tensor,
+    # bool_tensor, other; see `fixinplace.analysis.calls.CallHandler.index_info`)
+    index_parts: tuple[str, ...] = ()
+    leaf_kind: str = ""  # for a leaf write: param | fresh | arg ...
+    after_backward: bool = False  # a leaf that already has a .grad (an update after a backward)
+    module_ctor: Optional[Span] = None  # inplace_module: the constructor call with inplace=True
+    saves: tuple[SavedBy, ...] = ()  # every save this write invalidated (FIP101, FIP104, FIP103)
+    extra: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # rule-specific details (fused, ...)
+
+    def detail(self, key: str, default: str = "") -> str:
+        """One rule-specific detail."""
+        return dict(self.extra).get(key, default)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data (for the cache)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> "WriteFacts":
+        """The record `to_json` wrote; raises (KeyError, TypeError, ValueError) on malformed data."""
+        if not isinstance(raw, dict):
+            raise TypeError("facts must be an object")
+
+        def span(value: Any) -> Optional[Span]:
+            return None if value is None else Span(*(int(value[k]) for k in ("line", "column", "end_line",
+                                                                               "end_column")))
+
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            value = raw[f.name]
+            if f.name == "operands":
+                value = tuple(Operand(str(o["kind"]), str(o["text"]), str(o["dtype"]), bool(o["follows_target"]))
+                              for o in value)
+            elif f.name == "statement":
+                value = None if value is None else Statement(str(value["shape"]), int(value["line"]),
+                                                             int(value["end_line"]), str(value["assigned"]))
+            elif f.name == "module_ctor":
+                value = span(value)
+            elif f.name == "saves":
+                value = tuple(SavedBy(str(s["op"]), str(s["role"]), str(s["label"]), span(s["span"]),
+                                      bool(s["certain"]), span(s["operand"]), bool(s["clonable"]),
+                                      int(s["backward_line"]), span(s["move"]), span(s["after"]),
+                                      span(s["backward"]), str(s["inputs"])) for s in value)
+            elif f.name == "extra":
+                value = tuple((str(k), str(v)) for k, v in value)
+            elif f.name == "index_parts":
+                value = tuple(str(v) for v in value)
+            elif f.type in ("bool",):
+                value = bool(value)
+            elif f.type in ("int",):
+                value = int(value)
+            else:
+                value = str(value)
+            values[f.name] = value
+        return cls(**values)

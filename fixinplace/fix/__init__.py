@@ -1,0 +1,17 @@
+"""The fix stage: which rewrites fix each hazard, each one checked by the analysis before it is kept, and the
+files rewritten without damage.
+
+    candidates.py   the planner: ordered candidate rewrites per diagnostic (codemods from `codemods/`)
+    checked.py      apply a candidate, analyse again, keep it only when its hazard is gone and nothing new
+                    appeared; `fix_text` (every fix, to a fixpoint), `offer` (the fix each diagnostic gets)
+    files.py        read, rewrite, diff and replace files (`run_fix` for `fixinplace fix`)
+
+`fixinplace fix`, `fixinplace verify`, the language server and `trace` all go through `fix_text`, `offer` and
+`apply_offered`; the check stage (`fixinplace.engine`) never imports this package.
+"""
+
+from __future__ import annotations
+
+from fixinplace.fix.checked import FixResult, apply_offered, fix_text, offer
+
+__all__ = ["FixResult", "apply_offered", "fix_text", "offer"]

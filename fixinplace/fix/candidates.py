@@ -1,0 +1,360 @@
+"""The planner: for one diagnostic, the ordered rewrites that could fix it, each safe or unsafe (as in Ruff).
+
+Planning reads only the write's facts (`fixinplace.facts.WriteFacts`); whether a candidate really removes the hazard
+is decided afterwards by applying it and analysing the result (`fixinplace.fix.checked`). The order is the order
+of preference: the most readable exact rewrite first, clones as the fallback.
+
+Applicability:
+- `safe`: the rewrite keeps what the program computes wherever the original runs: the written tensor is a local
+  name nothing else aliases (not an argument, attribute or global), and the new form has the same dtype, shape
+  and gradient; or the rewrite keeps every alias's view of the write (a clone where the op saves).
+- `unsafe`: the rewrite may drop a mutation someone else observes (a caller's tensor, an attribute, a view), or
+  may change a dtype the analysis does not know, or changes gradients on purpose.
+
+Never offered: a rebinding of a name nothing reads after the write (it would remove the write's effect, not
+fix it), and any rewrite of a value the analysis does not know is a tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from codemods import (
+    AugAssignOutOfPlace,
+    CloneAtSave,
+    CloneBeforeWrite,
+    DataOutOfPlace,
+    InPlaceFix,
+    MethodOutOfPlace,
+    MoveAfterBackward,
+    OutToAssignment,
+    RemoveInplace,
+    SetitemOutOfPlace,
+    WrapNoGrad,
+)
+from fixinplace.diagnostics import Diagnostic, Fix, Severity
+from fixinplace.facts import WriteFacts
+
+# In-place methods whose out-of-place form has the in-place result's dtype, shape and gradient when every other
+# operand is a Python number (or a mask, for masked_fill_), or a tensor computed from the receiver alone.
+EXACT_WITH_SCALARS = {
+    "add_", "sub_", "mul_", "div_", "clamp_", "clamp_min_", "clamp_max_", "masked_fill_", "pow_", "relu_",
+    "sigmoid_", "tanh_", "exp_", "log_", "sqrt_", "neg_", "abs_", "sin_", "cos_", "square_", "reciprocal_",
+    "rsqrt_", "floor_", "ceil_", "round_", "trunc_", "sign_", "hardtanh_", "leaky_relu_", "elu_", "lerp_",
+    "clip_", "true_divide_", "remainder_", "fmod_", "floor_divide_",
+}
+# Augmented assignments (the in-place method each one is) rewritten `x = x <op> y`.
+AUGASSIGN_EXACT = {"add_", "sub_", "mul_", "div_", "pow_", "remainder_", "floor_divide_"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One rewrite to try: a codemod, where it anchors, and what it means."""
+
+    codemod: type[InPlaceFix]
+    anchor: tuple[tuple[str, object], ...]
+    applicability: str  # safe | unsafe
+    description: str  # `{new}` stands for the first line the rewrite writes
+
+    @property
+    def strategy(self) -> str:
+        """The codemod's name."""
+        return self.codemod.NAME
+
+    def fix(self, new_line: str) -> Fix:
+        """The public record of this candidate once checked (`new_line`: the first line it writes)."""
+        return Fix(self.applicability, self.description.replace("{new}", new_line), self.strategy, candidate=self)
+
+
+def _candidate(codemod: type[InPlaceFix], applicability: str, description: str, **anchor: object) -> Candidate:
+    return Candidate(codemod, tuple(sorted(anchor.items())), applicability, description)
+
+
+def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
+    """The rewrites to try for one diagnostic, in order of preference (empty: no fix is possible)."""
+    f = d.facts
+    if f is None or d.severity is Severity.INFO:
+        return []
+    if d.code == "FIP103" or f.form == "optimizer":
+        return _move_after_backward(f)
+    if d.code == "FIP102":
+        return _leaf(f)
+    if d.code == "FIP104":
+        # The program runs: any fix changes the gradients it silently computes, so none is safe. The usual intent of
+        # a `.data` write is the op itself (differentiated), or an update that belongs after the backward.
+        return [_unsafe(c, " (unsafe: the program runs as it is, and the fix changes the gradients it computes)")
+                for c in _data(f) + _saved(f, style)]
+    return _saved(f, style)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Conditions
+
+
+def _local(f: WriteFacts) -> bool:
+    """A local name nothing else aliases: rebinding it changes what no other reader sees."""
+    return f.root_kind == "local" and not f.aliased
+
+
+def _why_unsafe(f: WriteFacts) -> str:
+    """Why rebinding the written name may lose a mutation someone else observes."""
+    if f.aliased and f.through_view:
+        return f" (unsafe: `{f.root}` is a view of another tensor, which would no longer see the write)"
+    if f.aliased:
+        return f" (unsafe: another name or view shares `{f.root}`, and it would no longer see the write)"
+    if f.root_kind == "argument":
+        return f" (unsafe: `{f.root}` is an argument; the caller would no longer see the write)"
+    if f.root_kind == "attribute":
+        return f" (unsafe: `{f.root}` is an attribute; its other readers would no longer see the write)"
+    if f.root_kind == "global":
+        return f" (unsafe: `{f.root}` is a global; its other readers would no longer see the write)"
+    return ""
+
+
+def _rebindable(f: WriteFacts, dead_ok: bool = False) -> bool:
+    """Whether rebinding the written name is a fix at all: the write goes to the name itself (not a view or an
+    attribute of a Parameter), it is known to be a tensor, and something reads the name afterwards (`dead_ok`:
+    or the write raises wherever it is reported, so that dropping its effect drops nothing that ever happened)."""
+    return (f.target == f.root and f.target_is_tensor and (f.read_after or dead_ok)
+            and f.root_kind in ("local", "argument", "global", "attribute")
+            and not (f.root_kind == "attribute" and f.leaf_kind == "param"))
+
+
+def _statement(f: WriteFacts) -> Optional[int]:
+    """The line of the write's statement when the write is the whole statement (or the value of `z = ...`)."""
+    if f.statement is None or f.statement.shape not in ("expr", "assign", "statement"):
+        return None
+    return f.statement.line
+
+
+def _exact_operands(f: WriteFacts) -> bool:
+    """Every other operand keeps the out-of-place result's dtype (numbers, functions of the target, tensors known
+    to have the target's dtype; for masked_fill_, any mask with a number). Its shape is kept anyway: the in-place
+    write ran, so broadcasting never made the target larger."""
+    if f.op == "masked_fill_":
+        return len(f.operands) >= 2 and all(o.kind == "number" for o in f.operands[1:])
+    return all(o.follows_target or (o.kind == "tensor" and o.dtype and o.dtype == f.target_dtype)
+               for o in f.operands)
+
+
+def _promotes(f: WriteFacts) -> bool:
+    """A tensor operand known to have another dtype than the target: `x = x op y` would change x's dtype."""
+    return bool(f.target_dtype) and any(o.kind == "tensor" and o.dtype and o.dtype != f.target_dtype
+                                        and not o.follows_target for o in f.operands)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Writes to saved tensors (FIP101, FIP104)
+
+
+def _saved(f: WriteFacts, style: str) -> list[Candidate]:
+    line = _statement(f)
+    out: list[Candidate] = []
+    if f.form == "inplace_module":
+        if f.module_ctor is not None:
+            assigned_back = f.statement is not None and f.statement.assigned == f.root
+            temporary = f.root_kind == "other"
+            safe = temporary or (assigned_back and _local(f)) or not f.read_after
+            out.append(_candidate(RemoveInplace, "safe" if safe else "unsafe",
+                                  f"Construct the module without `inplace=True` (line {f.module_ctor.line}): `{{new}}`"
+                                  + ("" if safe else _why_unsafe(f) or " (unsafe: the module's input is no longer "
+                                                                        "written, and it is read later)"),
+                                  ctor=f.module_ctor))
+    elif f.form == "inplace_kw":
+        if line is not None and f.root and f.root_kind != "other" and f.statement.shape in ("expr", "assign"):
+            assigned_back = f.statement.assigned == f.root
+            if f.statement.shape == "expr" and not f.read_after:
+                pass  # `F.relu_(h)` as a statement on a name nothing reads: nothing to rebind
+            else:
+                safe = (assigned_back or f.statement.shape == "expr" or not f.read_after) and _local(f)
+                out.append(_candidate(RemoveInplace, "safe" if safe else "unsafe",
+                                      f"Drop `inplace=True`: `{{new}}`" + ("" if safe else _why_unsafe(f)),
+                                      line=line, name=f.root))
+    elif f.form == "out":
+        if line is not None and f.statement.shape == "expr" and f.root_kind in ("local", "argument", "global") \
+                and f.target == f.root and f.target_is_tensor and f.read_after:
+            out.append(_candidate(OutToAssignment, "safe" if _local(f) else "unsafe",
+                                  f"Assign the result to `{f.root}` instead of writing it with `out=`: `{{new}}`"
+                                  + _why_unsafe(f), line=line))
+    elif f.grad_mode == "off":
+        out += _without_grad(f)
+        out += _clone_at_save(f)
+        return out + _move_after_backward(f)
+    elif line is not None and _rebindable(f):
+        out += _out_of_place(f, line) + _setitem(f, line, style)
+    clones = _clone_before(f, line) if f.form in ("method", "augassign", "setitem") and line is not None else []
+    # A clone that may drop a write someone else sees comes after the exact clone where the op saves.
+    out += [c for c in clones if c.applicability == "safe"]
+    if not f.through_detach:
+        # A write through `y.detach()` reaches `y`; the author almost always meant a copy (`.detach()` is not one),
+        # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
+        out += _clone_at_save(f)
+    out += [c for c in clones if c.applicability == "unsafe"]
+    return out + _move_after_backward(f)
+
+
+def _out_of_place(f: WriteFacts, line: int) -> list[Candidate]:
+    """`x.op_(y)` → `x = x.op(y)`, `x op= y` → `x = x op y`: exact with numbers and functions of `x`."""
+    exact = _exact_operands(f)
+    if f.form == "method" and f.op in EXACT_WITH_SCALARS and f.statement.shape in ("expr", "assign"):
+        codemod, what = MethodOutOfPlace, f"Use the out-of-place `{f.op[:-1]}`: `{{new}}`"
+    elif f.form == "augassign" and f.op in AUGASSIGN_EXACT and f.statement.shape == "statement":
+        codemod, what = AugAssignOutOfPlace, "Rebind instead of writing in place: `{new}`"
+    else:
+        return []
+    if _promotes(f):
+        return []  # the dtype would change: a clone before the write keeps it
+    if exact and _local(f):
+        return [_candidate(codemod, "safe", what, line=line, name=f.root)]
+    reason = _why_unsafe(f) or (" (unsafe: a tensor operand of another dtype would change the result's dtype, "
+                                "where the in-place write keeps it)")
+    return [_candidate(codemod, "unsafe", what + reason, line=line, name=f.root)]
+
+
+def _setitem(f: WriteFacts, line: int, style: str) -> list[Candidate]:
+    """`y[mask] = 0.0` → `y = y.masked_fill(mask, 0.0)` for a mask computed from `y` itself; with the functional
+    style also select_scatter / slice_scatter (an int or slice on one dimension) and index_put (an index tensor).
+    Only a number as the value: its dtype and shape then come from `y`."""
+    if f.form != "setitem" or len(f.operands) != 1 or f.operands[0].kind != "number":
+        return []
+    parts = f.index_parts
+    scatter = [p for p in parts if p in ("int", "slice")]
+    if parts == ("mask_of_target",):
+        form = "masked_fill"
+    elif style != "functional":
+        return []
+    elif parts in (("int_tensor",), ("bool_tensor",)):
+        form = "index_put"
+    elif len(scatter) == 1 and all(p in ("int", "slice", "full") or (p == "ellipsis" and i == 0)
+                                   for i, p in enumerate(parts)):
+        form = "select_scatter" if scatter[0] == "int" else "slice_scatter"
+    else:
+        return []
+    return [_candidate(SetitemOutOfPlace, "safe" if _local(f) else "unsafe",
+                       f"Write the assignment out of place with `{form}`: `{{new}}`" + _why_unsafe(f),
+                       line=line, name=f.root, form=form)]
+
+
+def _clone_before(f: WriteFacts, line: int) -> list[Candidate]:
+    """`x = x.clone()` before the write: the write goes to a copy, so the saved tensor stays intact."""
+    if not (f.root and f.root.isidentifier() and f.target_is_tensor and f.read_after):
+        return []
+    if f.root_kind not in ("local", "argument", "global") or (f.root_kind == "global" and f.leaf_kind == "param"):
+        return []
+    return [_candidate(CloneBeforeWrite, "safe" if _local(f) else "unsafe",
+                       f"Clone `{f.root}` before the write so the tensor saved for backward stays intact: `{{new}}`"
+                       + _why_unsafe(f), line=line, name=f.root)]
+
+
+def _clone_at_save(f: WriteFacts) -> list[Candidate]:
+    """`.clone()` where each invalidated save is made (outputs, or the saved input operand): always exact, and
+    every alias still sees the write."""
+    spans = []
+    for save in f.saves:
+        if not save.clonable:
+            return []
+        spans.append(save.operand if not save.role.startswith("output") and save.operand is not None else save.span)
+    if not spans:
+        return []
+    first = f.saves[0]
+    where = ", ".join(sorted({str(s.span.line) for s in f.saves}, key=int))
+    return [_candidate(CloneAtSave, "safe",
+                       f"Clone the tensor `{first.op}` saves where it runs (line {where}), so the write leaves it "
+                       f"intact: `{{new}}`", spans=tuple(dict.fromkeys(spans)))]
+
+
+def _data(f: WriteFacts) -> list[Candidate]:
+    """`a.data /= a.data.sum(...)` → `a = a / a.sum(...)`: the usual intent of a `.data` write is the op itself,
+    differentiated (unsafe: the gradients change to those of the op)."""
+    line = _statement(f)
+    if line is None or f.target != f"{f.root}.data" or not f.root.isidentifier() or not f.read_after \
+            or f.root_kind not in ("local", "argument") or not f.target_is_tensor:
+        return []
+    if not ((f.form == "method" and f.op in EXACT_WITH_SCALARS and f.statement.shape == "expr")
+            or (f.form == "augassign" and f.op in AUGASSIGN_EXACT)):
+        return []
+    return [_candidate(DataOutOfPlace, "unsafe", "Make the write a differentiable op: `{new}` (unsafe: the gradients "
+                       "change to those of the op, where the `.data` write hid it from autograd)" + _why_unsafe(f),
+                       line=line, name=f.root)]
+
+
+def _move_after_backward(f: WriteFacts) -> list[Candidate]:
+    """The statement holding the write moved after the backward that needs what it changes (every save agrees
+    on where): an update that belongs after the backward. Always unsafe: the update runs later."""
+    moves = {(s.move, s.after, s.backward, s.inputs) for s in f.saves}
+    if len(moves) != 1:
+        return []
+    move, after, backward, inputs = moves.pop()
+    if move is None or after is None:
+        return []
+    if f.form == "optimizer":
+        if not inputs:
+            return []
+        return [_candidate(MoveAfterBackward, "unsafe",
+                           f"Move `{f.text}` after the backward at line {backward.line}, restricted to "
+                           f"`inputs={inputs}` (unsafe: the step now runs after that backward, which gets the "
+                           f"gradients at the weights its forward used)",
+                           move=move, after=after, backward=backward, inputs=inputs)]
+    return [_candidate(MoveAfterBackward, "unsafe",
+                       f"Move the update at line {move.line} after the backward at line {backward.line}"
+                       + (" and the optimizer step that follows it" if after.line != backward.line else "")
+                       + " (unsafe: the update now runs later, and the backward uses the weights as the forward "
+                         "saw them)", move=move, after=after, backward=backward)]
+
+
+def _without_grad(f: WriteFacts) -> list[Candidate]:
+    """A write under `torch.no_grad()`: autograd does not see it, so the written tensor keeps its history and later
+    uses still send gradients through it. A copy made there has no history and would cut those gradients: the
+    copy is made before grad mode is turned off."""
+    if f.grad_on_line and f.root and f.root.isidentifier() and f.target_is_tensor and f.read_after \
+            and f.root_kind in ("local", "argument", "global"):
+        return [_candidate(CloneBeforeWrite, "safe" if _local(f) else "unsafe",
+                           f"Clone `{f.root}` before `torch.no_grad()` (line {f.grad_on_line}), where the copy keeps "
+                           f"`{f.root}`'s history: `{{new}}`" + _why_unsafe(f), line=f.grad_on_line, name=f.root)]
+    return []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Leaf writes (FIP102)
+
+
+def _leaf(f: WriteFacts) -> list[Candidate]:
+    """Parameter updates go under no_grad; a write to an argument becomes a write to a copy."""
+    line = _statement(f)
+    if line is None:
+        return []
+    if f.root_kind == "argument":
+        # seed 002's forward(x): x.add_(1) on a caller's leaf, which raises at the write: compute a new tensor (the
+        # caller's leaf is kept); also when nothing reads `x` afterwards, since the write never succeeded there.
+        out = _out_of_place(f, line) if _rebindable(f, dead_ok=True) else []
+        if f.root.isidentifier() and f.target_is_tensor:
+            out.append(_candidate(CloneBeforeWrite, "unsafe", f"Write a copy of `{f.root}`: `{{new}}`" + _why_unsafe(f),
+                                  line=line, name=f.root))
+        return [_as_unsafe(c, f) for c in out]
+    if f.through_view and f.root_kind == "local" and f.read_after:
+        # `flat = x.view(...)` or `w = self.weight.t()`, then a write to it, and the view read afterwards: the view
+        # is used as an activation, so the write goes to a copy of it. (A view nothing reads again, such as
+        # `row = w[0]; row.zero_()`, exists for its write to the leaf: an update, wrapped in no_grad below.)
+        out = [_as_unsafe(c, f) for c in _out_of_place(f, line)] if _rebindable(f) else []
+        if f.root.isidentifier() and f.target_is_tensor:
+            out.append(_as_unsafe(_candidate(CloneBeforeWrite, "safe", f"Write a copy of the view `{f.root}`: `{{new}}`",
+                                             line=line, name=f.root), f))
+        return out
+    if f.statement.shape in ("expr", "statement") and f.root_kind in ("local", "global", "attribute"):
+        return [_candidate(WrapNoGrad, "safe", "Wrap the update in `with torch.no_grad():` (a leaf that requires "
+                                               "grad is updated outside autograd; rebinding it would stop it from "
+                                               "training)", line=line)]
+    return []
+
+
+def _unsafe(c: Candidate, why: str) -> Candidate:
+    """The same rewrite, unsafe (with `why` added to a safe one's description)."""
+    if c.applicability == "unsafe":
+        return c
+    return Candidate(c.codemod, c.anchor, "unsafe", c.description + why)
+
+
+def _as_unsafe(c: Candidate, f: WriteFacts) -> Candidate:
+    """A rebinding of an argument or of a view of a leaf: unsafe, saying whose write is lost."""
+    return _unsafe(c, _why_unsafe(f) or f" (unsafe: the leaf that `{f.root}` views is no longer written)")

@@ -1,0 +1,484 @@
+"""The file-level layer of `fixinplace fix`: read, rewrite, diff and replace files without damaging them.
+
+    read_file(path, max_size) -> SourceFile      bytes, decoded exactly like `check` (PEP 263 cookie, UTF-8 BOM)
+    make_patch(source, new_text) -> FilePatch     new text with the file's newlines, its new bytes (same codec,
+                                                  same BOM), and a unified diff checked with `unidiff`
+    write_patch(patch)                            atomic replace of the file (through a symlink to its target)
+    run_fix(paths, settings, apply=)             discovery + `fixinplace.fix.fix_text` on every file (unsafe fixes
+                                                  too with `settings.unsafe_fixes`)
+
+What is preserved: every byte outside the rewritten lines (the text is decoded and encoded back with the same
+codec, which is verified to round-trip the original bytes), the BOM, the coding cookie, each line's own line
+ending (lines that the codemods add or rewrite get the file's dominant ending, so a CRLF file stays CRLF), the
+permission bits (and the owner, where allowed), and a symlink (its target is rewritten, the link stays a link).
+
+A file is replaced atomically: the new bytes go to a temporary file in the same folder, which is flushed,
+fsynced, given the original permission bits and then renamed over the original (`os.replace`); on any failure the
+temporary file is removed and the original is untouched. (A hard-linked file gets a new inode: its other names
+keep the old text.) A read-only file (no write permission bit: checked on the mode bits, since root ignores them)
+is refused with a one-line error and left as it is.
+
+Problems with one file (unreadable, undecodable, unparsable, read-only, a diff that does not validate, a failure
+of the fixer) become a one-line `FileError` for that file, worded like `check`'s; the other files are still fixed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line
+from fixinplace.engine import SourceError, decode_source_bytes, read_source_bytes
+from fixinplace.settings import Settings
+
+
+class PatchError(Exception):
+    """A file that cannot be rewritten; the message is one line (without the path)."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a text, each with its own ending (`\\r\\n`, `\\r` or `\\n`; the last one may have none).
+
+    Unlike `str.splitlines`, only the line endings Python's tokenizer knows split lines (not form feeds, `\\x1c`
+    or U+2028, which may sit inside a line of code or a string).
+    """
+    return _LINE.findall(text)
+
+
+def dominant_newline(text: str) -> str:
+    """The most frequent line ending of a text (the first one on a tie; `\\n` when there is none)."""
+    counts: dict[str, int] = {}
+    for m in _NEWLINE.finditer(text):
+        counts[m.group()] = counts.get(m.group(), 0) + 1
+    if not counts:
+        return "\n"
+    return max(counts, key=lambda nl: counts[nl])  # dicts keep first-seen order, max keeps the first on ties
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file as read for fixing."""
+
+    path: str  # as found from the command line (what diagnostics and messages show)
+    target: str  # the file actually read and written: symlinks resolved
+    data: bytes  # the original bytes
+    text: str  # the decoded text (no BOM; line endings as in the file)
+    encoding: str  # the codec from `engine.decode_source_bytes` ("utf-8-sig" when there is a BOM)
+
+    @property
+    def bom(self) -> bool:
+        """Whether the file starts with a UTF-8 BOM."""
+        return self.encoding == "utf-8-sig"
+
+    @property
+    def newline(self) -> str:
+        """The file's dominant line ending."""
+        return dominant_newline(self.text)
+
+
+def read_file(path: str, max_size: int | None = None) -> SourceFile:
+    """Read and decode one file exactly like `check` does; problems raise `engine.SourceError`."""
+    data = read_source_bytes(path, max_size)
+    text, encoding = decode_source_bytes(data)
+    return SourceFile(path=path, target=os.path.realpath(path), data=data, text=text, encoding=encoding)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rewriting text into bytes
+
+
+def normalize_newlines(old: str, new: str, newline: str) -> str:
+    """`new` with the line endings of its added or rewritten lines set to `newline`.
+
+    Lines that `new` shares with `old` (unchanged, or moved within a rewritten block: LibCST keeps each line's own
+    ending) keep their ending; a last line without an ending keeps having none.
+    """
+    old_lines, new_lines = split_lines(old), split_lines(new)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.extend(new_lines[j1:j2])
+            continue
+        kept = set(old_lines[i1:i2])
+        for line in new_lines[j1:j2]:
+            if line in kept:
+                out.append(line)
+                continue
+            body = line.rstrip("\r\n")
+            out.append(body + newline if len(body) < len(line) else line)
+    return "".join(out)
+
+
+def encode_text(source: SourceFile, text: str) -> bytes:
+    """The bytes of `text` in the file's codec (and BOM); `PatchError` if that cannot reproduce the file exactly."""
+    try:
+        if source.text.encode(source.encoding) != source.data:
+            raise PatchError(
+                f"cannot rewrite: the file's bytes do not round-trip through its encoding ({source.encoding}), "
+                "so bytes outside the fix could change"
+            )
+        return text.encode(source.encoding)
+    except UnicodeEncodeError as e:
+        raise PatchError(
+            f"cannot rewrite: the fixed text has a character ({text[e.start]!r}) that {source.encoding} cannot encode"
+        ) from None
+    except LookupError as e:  # pragma: no cover - the codec decoded the file, so it exists
+        raise PatchError(f"cannot rewrite: {one_line(e)}") from None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Diffs
+
+
+def display_path(path: str, cwd: str | None = None) -> str:
+    """A path for diff headers: relative to the working directory when possible, with `/` separators."""
+    cwd = cwd or os.getcwd()
+    try:
+        shown = os.path.relpath(os.path.abspath(path), cwd)
+    except ValueError:  # another drive (Windows)
+        shown = os.path.abspath(path)
+    return shown.replace(os.sep, "/")
+
+
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def unified_diff(old: str, new: str, shown_path: str) -> str:
+    """The unified diff (`--- a/<path>`, `+++ b/<path>`, three lines of context) from `old` to `new`.
+
+    Each line keeps its own ending (a CRLF file gives CRLF diff lines, as `git diff` shows them); a last line
+    without an ending is followed by git's `\\ No newline at end of file` marker. Empty when the texts are equal.
+    """
+    out: list[str] = []
+    for line in difflib.unified_diff(split_lines(old), split_lines(new), f"a/{shown_path}", f"b/{shown_path}"):
+        if line.endswith(("\n", "\r")):
+            out.append(line)
+        else:
+            out.append(line + "\n" + _NO_NEWLINE)
+    return "".join(out)
+
+
+def validate_diff(diff: str, old: str, new: str, shown_path: str) -> None:
+    """Parse `diff` with `unidiff` and check that it names the file and turns `old` into exactly `new`.
+
+    Raises `PatchError` otherwise (a bug, reported for the file instead of printing a broken patch).
+    """
+    import unidiff
+    from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
+
+    try:
+        patch_set = unidiff.PatchSet(diff)
+    except unidiff.UnidiffParseError as e:
+        raise PatchError(f"internal error: the diff does not parse: {one_line(e)}") from None
+    if len(patch_set) != 1:
+        raise PatchError(f"internal error: the diff has {len(patch_set)} files instead of 1")
+    (patched,) = patch_set
+    if patched.source_file != f"a/{shown_path}" or patched.target_file != f"b/{shown_path}":
+        raise PatchError(f"internal error: the diff names {patched.source_file!r} instead of 'a/{shown_path}'")
+    old_lines = split_lines(old)
+    rebuilt: list[str] = []
+    position = 0  # lines of `old` consumed
+    for hunk in patched:
+        start = max(hunk.source_start - 1, 0) if hunk.source_length else hunk.source_start
+        if start < position or start > len(old_lines):
+            raise PatchError("internal error: the diff's hunks are out of order")
+        rebuilt.extend(old_lines[position:start])
+        position = start
+        lines = list(hunk)
+        for k, line in enumerate(lines):
+            if line.line_type == LINE_TYPE_NO_NEWLINE:
+                continue
+            value = line.value
+            if k + 1 < len(lines) and lines[k + 1].line_type == LINE_TYPE_NO_NEWLINE:
+                value = value[:-1] if value.endswith("\n") else value
+            if line.line_type in (LINE_TYPE_CONTEXT, LINE_TYPE_REMOVED):
+                if position >= len(old_lines) or old_lines[position] != value:
+                    raise PatchError(f"internal error: the diff does not match the file at line {position + 1}")
+                position += 1
+            if line.line_type in (LINE_TYPE_CONTEXT, LINE_TYPE_ADDED):
+                rebuilt.append(value)
+    rebuilt.extend(old_lines[position:])
+    if "".join(rebuilt) != new:
+        raise PatchError("internal error: applying the diff does not give the fixed text")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Patches and writing
+
+
+@dataclass(frozen=True)
+class FilePatch:
+    """The rewrite of one file: new text and bytes, and its validated unified diff (empty when unchanged)."""
+
+    source: SourceFile
+    new_text: str
+    new_data: bytes
+    diff: str
+    shown_path: str
+
+    @property
+    def changed(self) -> bool:
+        """Whether the file's bytes would change."""
+        return self.new_data != self.source.data
+
+    def diff_bytes(self) -> bytes:
+        """The diff as bytes to print: headers in UTF-8, the lines in the file's own encoding (with its BOM on the
+        first line), so that `git apply` / `patch -p1` reproduce the file's bytes exactly."""
+        if not self.diff:
+            return b""
+        codec = "utf-8" if self.source.bom else self.source.encoding
+        minus, plus, body = self.diff.split("\n", 2)
+        return f"{minus}\n{plus}\n".encode("utf-8", "surrogateescape") + body.encode(codec)
+
+
+def make_patch(source: SourceFile, new_text: str, cwd: str | None = None) -> FilePatch:
+    """The patch turning `source` into `new_text` (added lines get the file's newline); `PatchError` on failure."""
+    new_text = normalize_newlines(source.text, new_text, source.newline) if new_text != source.text else new_text
+    new_data = encode_text(source, new_text)
+    shown = display_path(source.path, cwd)
+    if new_data == source.data:
+        return FilePatch(source, source.text, source.data, "", shown)
+    if _LONE_CR.search(source.text):
+        raise PatchError(
+            "cannot fix: the file has lines ending in a lone carriage return (old Mac line endings), which a unified "
+            "diff cannot show; convert them to LF or CRLF first"
+        )
+    # The diff is taken over the text as it is in the file, BOM included, so it applies to the file's bytes.
+    bom = "\ufeff" if source.bom else ""
+    old_raw, new_raw = bom + source.text, bom + new_text
+    diff = unified_diff(old_raw, new_raw, shown)
+    validate_diff(diff, old_raw, new_raw, shown)
+    return FilePatch(source, new_text, new_data, diff, shown)
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+_WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+
+
+def check_writable(source: SourceFile) -> os.stat_result:
+    """The target's stat; `PatchError` when it is read-only (no write bit) or not writable by this user."""
+    try:
+        st = os.stat(source.target)
+    except OSError as e:
+        raise PatchError(f"cannot write: {e.strerror or e}") from None
+    if not st.st_mode & _WRITE_BITS:
+        raise PatchError("read-only file (no write permission): not rewritten; make it writable to fix it")
+    if not os.access(source.target, os.W_OK):
+        raise PatchError("permission denied: this user cannot write the file; not rewritten")
+    return st
+
+
+def write_patch(patch: FilePatch) -> None:
+    """Replace the file's bytes with the patch's, atomically; `PatchError` (file untouched) on failure."""
+    if not patch.changed:
+        return
+    source = patch.source
+    st = check_writable(source)
+    try:
+        with open(source.target, "rb") as f:
+            current = f.read()
+    except OSError as e:
+        raise PatchError(f"cannot read: {e.strerror or e}") from None
+    if current != source.data:
+        raise PatchError("the file changed while it was being fixed: not rewritten")
+    folder, name = os.path.split(source.target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".fixinplace.tmp", dir=folder or ".")
+    except OSError as e:
+        raise PatchError(f"cannot write: cannot create a temporary file in its folder: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(patch.new_data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        if hasattr(os, "chown"):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:  # only root (or the owner, for its groups) may; the mode bits are what matters
+                pass
+        os.replace(tmp, source.target)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise PatchError(f"cannot write: {e.strerror or e}") from None
+    except BaseException:  # KeyboardInterrupt: the original is untouched, leave no temporary file behind
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_folder(folder or ".")
+
+
+def _fsync_folder(folder: str) -> None:
+    """Make the rename durable (best effort: not every platform can open a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fixing files
+
+
+def _blocking(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if d.severity in (Severity.ERROR, Severity.WARNING)]
+
+
+@dataclass
+class FileOutcome:
+    """What fixing one file did."""
+
+    path: str
+    patch: FilePatch | None = None  # set when the file changes (or would)
+    applied: list[Diagnostic] = field(default_factory=list)  # hazards whose fix is in the new text
+    remaining: list[Diagnostic] = field(default_factory=list)  # error/warning hazards left afterwards
+    error: FileError | None = None
+    written: bool = False
+
+
+@dataclass
+class FixReport:
+    """Everything one `fix` run did, in file order."""
+
+    outcomes: list[FileOutcome] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)  # paths and files that could not be fixed
+    apply: bool = False
+    unsafe: bool = False
+
+    @property
+    def patches(self) -> list[FilePatch]:
+        return [o.patch for o in self.outcomes if o.patch is not None and o.patch.changed]
+
+    @property
+    def diff(self) -> str:
+        return "".join(p.diff for p in self.patches)
+
+    @property
+    def applied(self) -> list[Diagnostic]:
+        return [d for o in self.outcomes for d in o.applied]
+
+    @property
+    def remaining(self) -> list[Diagnostic]:
+        return [d for o in self.outcomes for d in o.remaining]
+
+    @property
+    def fixed_files(self) -> list[str]:
+        """Files rewritten (with `apply`) or that would be."""
+        return [o.path for o in self.outcomes if o.patch is not None and o.patch.changed and (o.written or not self.apply)]
+
+    @property
+    def unsafe_only(self) -> list[Diagnostic]:
+        """Remaining hazards that only an unsafe fix would remove (none when unsafe fixes are on)."""
+        if self.unsafe:
+            return []
+        return [d for d in self.remaining if d.fix is not None and d.fix.applicability == "unsafe"]
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a path or file could not be fixed; otherwise 1 when an error or warning hazard remains afterwards
+        or, without `apply`, when the diff is not empty; else 0."""
+        if self.errors:
+            return 2
+        return 1 if self.remaining or (not self.apply and self.patches) else 0
+
+
+def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | None = None) -> FileOutcome:
+    """Fix one file (without `apply`: only compute the patch). Problems become the outcome's one-line `error`."""
+    from fixinplace.fix.checked import fix_text, offer
+
+    outcome = FileOutcome(path)
+    try:
+        source = read_file(path, settings.max_file_size)
+        result = fix_text(source.text, path, settings)
+        outcome.applied = list(result.applied)
+        outcome.remaining = _blocking(result.remaining)
+        if outcome.remaining and not settings.unsafe_fixes:
+            # What `--unsafe-fixes` would still do, for the summary (`FixReport.unsafe_only`).
+            outcome.remaining = offer(result.source, path, outcome.remaining, settings)
+        if result.source != source.text:
+            patch = make_patch(source, result.source, cwd)
+            if patch.changed:
+                outcome.patch = patch
+                if apply:
+                    write_patch(patch)
+                    outcome.written = True
+    except (SourceError, PatchError) as e:
+        outcome.error = FileError(path, one_line(e))
+    except Exception as e:  # a bug in the analysis or a codemod must not stop the other files
+        if os.environ.get("FIXINPLACE_DEBUG"):
+            raise
+        outcome.error = FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))
+    if outcome.error is not None:
+        # Nothing was changed: the hazards whose fix could not be written remain (as far as they are known).
+        outcome.patch = None
+        outcome.remaining = _blocking(outcome.applied) + outcome.remaining
+        outcome.applied = []
+    return outcome
+
+
+def run_fix(paths: Sequence[str], settings: Settings | None = None, *, apply: bool = False,
+            cwd: str | None = None) -> FixReport:
+    """Discover the files under `paths` (as `check` does) and fix each one (unsafe fixes too when
+    `settings.unsafe_fixes`); a file reached twice (a symlink and its target) is fixed once."""
+    from fixinplace.discovery import discover
+
+    settings = settings or Settings()
+    found = discover(paths, settings)
+    report = FixReport(errors=list(found.errors), apply=apply, unsafe=settings.unsafe_fixes)
+    seen: set[str] = set()
+    for path in found.files:
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        outcome = fix_file(path, settings, apply=apply, cwd=cwd)
+        report.outcomes.append(outcome)
+        if outcome.error is not None:
+            report.errors.append(outcome.error)
+    return report
+
+
+__all__ = [
+    "FileOutcome",
+    "FilePatch",
+    "FixReport",
+    "PatchError",
+    "SourceFile",
+    "check_writable",
+    "display_path",
+    "dominant_newline",
+    "encode_text",
+    "fix_file",
+    "make_patch",
+    "normalize_newlines",
+    "read_file",
+    "run_fix",
+    "split_lines",
+    "unified_diff",
+    "validate_diff",
+    "write_patch",
+]

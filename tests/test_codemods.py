@@ -1,0 +1,96 @@
+"""Each codemod's own examples, through LibCST's `CodemodTest`, the stand-alone command line, and torch.
+
+* Stand-alone (no facts given), a codemod analyses the module with fixinplace and applies its rewrite wherever
+  fixinplace would (each rewrite checked): every `(before, after)` example of a codemod turns `before` into exactly
+  `after`, and applying it again changes nothing (LibCST's `SkipFile`).
+* Programs that must not be rewritten (every rule's clean examples, and the safe programs of fixtures/check) make
+  every codemod skip.
+* `python -m libcst.tool codemod -x codemods.<module>.<Class>` rewrites a real file.
+* Under torch: `after` runs without an autograd error and gives the gradients the original meant (its run with every
+  saved tensor copied at save time), except for rewrites that change the meaning on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from libcst.codemod import CodemodTest
+
+from codemods import CODEMODS
+from fixinplace.rules import RULES
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = [(name, index, before, after) for name, codemod in sorted(CODEMODS.items())
+            for index, (before, after) in enumerate(codemod.EXAMPLES)]
+EXAMPLE_IDS = [f"{name}-{index}" for name, index, _, _ in EXAMPLES]
+TRUTH = json.loads((REPO / "fixtures" / "check" / "truth.json").read_text(encoding="utf-8"))
+SAFE_PROGRAMS = [example for rule in RULES for example in rule.clean] + [
+    (REPO / "fixtures" / "check" / name).read_text(encoding="utf-8")
+    for name, entry in sorted(TRUTH.items()) if entry["outcome"] == "ok"][:12]
+
+
+#: Codemods whose examples are unsafe fixes (they change when an update runs, or the gradients, on purpose).
+UNSAFE_ONLY = {"move_after_backward": True, "data_out_of_place": True}
+
+
+def codemod_test(name: str) -> CodemodTest:
+    """A `CodemodTest` case whose TRANSFORM is one of our codemods."""
+    case_class = type(f"Test{CODEMODS[name].__name__}", (CodemodTest,), {"TRANSFORM": CODEMODS[name]})
+    return case_class()
+
+
+def test_every_codemod_has_examples() -> None:
+    assert CODEMODS, "no codemod registered"
+    for name, codemod in CODEMODS.items():
+        assert codemod.NAME == name and codemod.EXAMPLES, name
+        assert codemod.__module__ == f"codemods.{name}", f"{name} is not defined in codemods/{name}.py"
+
+
+@pytest.mark.parametrize("name,index,before,after", EXAMPLES, ids=EXAMPLE_IDS)
+def test_codemod_rewrites_its_example(name: str, index: int, before: str, after: str) -> None:
+    case = codemod_test(name)
+    if UNSAFE_ONLY.get(name):  # the rewrite is an unsafe fix: the command applies it only when asked to
+        case.assertCodemod(before, before, expected_skip=True)
+    case.assertCodemod(before, after, unsafe_fixes=True)
+    case.assertCodemod(after, after, expected_skip=True, unsafe_fixes=True)  # nothing left for it to fix
+
+
+@pytest.mark.parametrize("program", SAFE_PROGRAMS, ids=[f"safe-{i}" for i in range(len(SAFE_PROGRAMS))])
+def test_codemods_leave_safe_programs_alone(program: str) -> None:
+    for name in CODEMODS:
+        codemod_test(name).assertCodemod(program, program, expected_skip=True, unsafe_fixes=True)
+
+
+def test_libcst_tool_runs_a_codemod_on_a_file(tmp_path: Path) -> None:
+    name, _, before, after = next(e for e in EXAMPLES if e[0] == "clone_at_save")
+    target = tmp_path / "prog.py"
+    target.write_text(before, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format", f"codemods.{name}.CloneAtSave",
+         str(target)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert target.read_text(encoding="utf-8") == after
+    assert "1 files successfully codemodded" in proc.stderr or "successfully" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("name,index,before,after", EXAMPLES, ids=EXAMPLE_IDS)
+def test_codemod_example_runs_and_means_the_same(name: str, index: int, before: str, after: str) -> None:
+    torch = pytest.importorskip("torch")
+    fixed_scope: dict = {}
+    torch.manual_seed(0)
+    exec(compile(after, "after", "exec"), fixed_scope)
+    if name in ("wrap_no_grad", *UNSAFE_ONLY):
+        return  # a leaf update, a moved update, a differentiable `.data` op: running without error is the claim
+    reference_scope: dict = {}
+    torch.manual_seed(0)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):  # saves copied when made
+        exec(compile(before, "before", "exec"), reference_scope)
+    for key, value in reference_scope.items():
+        if isinstance(value, torch.Tensor) and value.is_leaf and value.grad is not None:
+            assert torch.equal(fixed_scope[key].grad, value.grad), key
