@@ -184,7 +184,7 @@ async def test_diagnostics_quickfix_and_result(client: LanguageClient, tmp_path:
 @pytest.mark.asyncio
 async def test_fix_all_matches_fix_command(client: LanguageClient, tmp_path: Path):
     await start(client, tmp_path)
-    text = (SAFE_CASE / "before.py").read_text() + "\n\n" + (FIX / "02_clone_before_write_mask" / "before.py").read_text()
+    text = (SAFE_CASE / "before.py").read_text() + "\n\n" + (FIX / "87_setitem_out_of_place_mask_of_saved_output" / "before.py").read_text()
     src = tmp_path / "two.py"
     src.write_text(text)
     uri = open_doc(client, src, text)

@@ -1,8 +1,9 @@
 """The fixinplace language server (pygls): diagnostics, quick fixes, fix-all and hover.
 
-Every analysis is `fixinplace.engine.check_source` on the editor's text (never the file on disk), each diagnostic
-with the checked fix `fixinplace fix` would apply (`fixinplace.fix.offer`); a quick fix applies that fix to the
-text, fix-all runs `fixinplace.fix.fix_text` exactly as `fixinplace fix` does. A text that does not parse keeps its last good diagnostics. Nothing imports or runs user
+Every analysis is `fixinplace.engine.check_source` on the editor's text (never the file on disk). The fix of a
+diagnostic is the checked fix `fixinplace fix` would apply (`fixinplace.fix.offer`: the text rewritten and analysed
+again), computed only when asked for: for the diagnostics under a code action's range, or under the hover; a quick
+fix applies it, fix-all runs `fixinplace.fix.fix_text` exactly as `fixinplace fix` does. A text that does not parse keeps its last good diagnostics. Nothing imports or runs user
 code. Analyses run in one worker thread so that the event loop keeps answering; a change debounces the next
 analysis by `DEBOUNCE_S`.
 """
@@ -112,9 +113,7 @@ class FixinplaceServer(LanguageServer):
 
         Runs in the worker thread: touches no server state."""
         try:
-            from fixinplace.fix import offer
-
-            return offer(text, path, check_source(text, path, settings), settings), None
+            return check_source(text, path, settings), None
         except SourceError:
             return None, None
         except Exception as e:  # never let one document take the server down
@@ -208,10 +207,13 @@ class FixinplaceServer(LanguageServer):
             return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
         if wanted(types.CodeActionKind.QuickFix):
-            from fixinplace.fix import apply_offered
+            from fixinplace.fix import apply_offered, offer
 
-            for d in diagnostics:
-                if d.fix is None or d.severity is Severity.INFO:
+            near = [d for d in diagnostics if d.severity is not Severity.INFO
+                    and _overlaps(to_lsp(d, lines, uri).range, params.range)]
+            # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about.
+            for d in offer(text, self.path_of(uri), near, settings) if near else []:
+                if d.fix is None:
                     continue
                 if d.fix.applicability != "safe" and not settings.unsafe_fixes:
                     continue
@@ -255,6 +257,9 @@ class FixinplaceServer(LanguageServer):
         hits = [d for d in diagnostics if (d.line, d.column) <= (line, column) <= (d.end_line, d.end_column)]
         if not hits:
             return None
+        from fixinplace.fix import offer
+
+        hits = offer(text, self.path_of(uri), hits, self.settings_for(self.path_of(uri)))  # the fix each one gets
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(hover_text(d) for d in hits)),
             range=to_range(lines, hits[0]),
