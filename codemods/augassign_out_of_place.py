@@ -3,8 +3,10 @@
 
 Exact (safe) when the operand is a Python number or a tensor computed from `x` alone by ops that keep its dtype
 and shape (a self-referential write, which no clone before it can fix: the operand saves `x` itself); with
-another tensor operand (`out += residual`) exact when both dtypes are known to be equal, else unsafe (an operand
-of a wider dtype would promote the result, where the in-place write casts it back). The in-place write ran
+another tensor operand (`out += residual`) exact when both dtypes are known to be equal, unsafe when they are not
+known (an operand of a wider dtype would promote the result, where the in-place write casts it back), and not
+offered when they are known to differ (`probs /= prior` with a float64 prior: a clone before the write keeps
+float32). The in-place write ran
 without error in the original, so broadcasting never makes `x` larger. Offered only when `x` is read after the
 write.
 """

@@ -85,6 +85,11 @@ class WriteFacts:
     through_view: bool = False  # the written value is a view of another tensor (`w = x.t()`, then `w /= ...`)
     through_detach: bool = False  # the written value is `y.detach()` (or a view of it): it writes `y`'s storage
     read_after: bool = True  # the root name may be read after the write (rebinding it matters)
+    # an argument no caller in the file can see written (`fixinplace.analysis.callers.argument_is_private`)
+    argument_private: bool = False
+    chain: tuple[str, ...] = ()  # the statement is a chain of in-place calls on the root: `x.sub_(m).div_(s)`
+    chain_exact: bool = False  # every operand of the chain keeps the root's dtype
+    chain_promotes: bool = False  # an operand of the chain is known to have another dtype than the root
     operands: tuple[Operand, ...] = ()
     statement: Optional[Statement] = None
     grad_mode: str = "on"  # on | off | unknown, where the write runs
@@ -136,7 +141,7 @@ class WriteFacts:
                                       span(s["backward"]), str(s["inputs"])) for s in value)
             elif f.name == "extra":
                 value = tuple((str(k), str(v)) for k, v in value)
-            elif f.name == "index_parts":
+            elif f.name in ("index_parts", "chain"):
                 value = tuple(str(v) for v in value)
             elif f.type in ("bool",):
                 value = bool(value)

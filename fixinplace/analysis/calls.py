@@ -37,6 +37,7 @@ from fixinplace.analysis.values import (
 )
 
 from fixinplace.analysis import dtypes
+from fixinplace.analysis.callers import argument_is_private
 from fixinplace.analysis.liveness import read_after
 from fixinplace.analysis.moves import move_facts
 from fixinplace.facts import Operand, Span, Statement
@@ -144,6 +145,9 @@ class CallHandler:
             if kind in ("local", "argument") and root.isidentifier() and stmt is not None:
                 scope = self.interp.call_stack[-1] if self.interp.call_stack else self.interp.tree
                 facts["read_after"] = read_after(scope, stmt, root)
+                if kind == "argument":
+                    facts["argument_private"] = argument_is_private(self.interp.tree, scope, root)
+                facts["chain"], facts["chain_exact"], facts["chain_promotes"] = self._chain(stmt, root, frame)
         if operands is not None:
             root = facts.get("root", "")
             facts["operands"] = tuple(self.operand_facts(value, operand, root, frame) for value, operand in operands)
@@ -166,6 +170,44 @@ class CallHandler:
             if no_grad is not None:
                 facts["grad_on_line"] = no_grad.lineno  # the last statement run with grad on
         return facts
+
+    def _chain(self, stmt: ast.stmt, root: str, frame: "Frame") -> tuple[tuple[str, ...], bool, bool]:
+        """The in-place methods of a statement that is a chain of them on `root` (`img.sub_(m).div_(s)`: div_,
+        sub_), when there are two or more; whether every operand of every link keeps root's dtype (a number, a
+        function of root, a tensor known to have root's dtype); and whether one is known to have another dtype."""
+        node = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+        ops, operands = [], []
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr.endswith("_") and not node.func.attr.endswith("__"):
+            ops.append(node.func.attr)
+            operands += [*node.args, *[kw.value for kw in node.keywords]]
+            node = node.func.value
+        if len(ops) < 2 or not (isinstance(node, ast.Name) and node.id == root):
+            return (), False, False
+        target = frame.lookup(root)
+        dtype = target.dtype if isinstance(target, TensorValue) else None
+        promotes = dtype is not None and any(self._static_dtype(o, frame) not in (None, dtype) for o in operands)
+        return tuple(ops), all(self._keeps_dtype(o, root, dtype, frame) for o in operands), promotes
+
+    def _static_dtype(self, node: ast.AST, frame: "Frame") -> str | None:
+        """The dtype of a tensor operand written as names and arithmetic (`self.alpha * self.prior`), when known;
+        None for numbers and unknowns."""
+        if isinstance(node, ast.BinOp):
+            sides = [self._static_dtype(node.left, frame), self._static_dtype(node.right, frame)]
+            known = {d for d in sides if d is not None}
+            return known.pop() if len(known) == 1 else None
+        value = self._lookup(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return value.dtype if isinstance(value, TensorValue) else None
+
+    def _keeps_dtype(self, node: ast.AST, root: str, dtype: str | None, frame: "Frame") -> bool:
+        """An operand that keeps `root`'s dtype: a number, a function of root, a tensor of its (known) dtype, or
+        an arithmetic combination of those."""
+        if self._follows(node, root, frame):
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+            return self._keeps_dtype(node.left, root, dtype, frame) and self._keeps_dtype(node.right, root, dtype, frame)
+        value = self._lookup(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return isinstance(value, TensorValue) and dtype is not None and value.dtype == dtype
 
     @staticmethod
     def arg_nodes(node: ast.AST, args: list, receiver: bool = False) -> list | None:

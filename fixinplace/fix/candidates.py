@@ -93,7 +93,11 @@ def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
 
 
 def _local(f: WriteFacts) -> bool:
-    """A local name nothing else aliases: rebinding it changes what no other reader sees."""
+    """A local name nothing else aliases, or an argument no caller in the file can see written (every call uses
+    the result and passes a temporary, or a name it rebinds or never reads again): rebinding it changes what no
+    other reader sees."""
+    if f.root_kind == "argument":
+        return f.argument_private and not f.through_view
     return f.root_kind == "local" and not f.aliased
 
 
@@ -116,14 +120,15 @@ def _rebindable(f: WriteFacts, dead_ok: bool = False) -> bool:
     """Whether rebinding the written name is a fix at all: the write goes to the name itself (not a view or an
     attribute of a Parameter), it is known to be a tensor, and something reads the name afterwards (`dead_ok`:
     or the write raises wherever it is reported, so that dropping its effect drops nothing that ever happened)."""
-    return (f.target == f.root and f.target_is_tensor and (f.read_after or dead_ok)
+    return ((f.target == f.root or f.chain) and f.target_is_tensor and (f.read_after or dead_ok)
             and f.root_kind in ("local", "argument", "global", "attribute")
             and not (f.root_kind == "attribute" and f.leaf_kind == "param"))
 
 
 def _statement(f: WriteFacts) -> Optional[int]:
-    """The line of the write's statement when the write is the whole statement (or the value of `z = ...`)."""
-    if f.statement is None or f.statement.shape not in ("expr", "assign", "statement"):
+    """The line of the write's statement when the write is the whole statement (or the value of `z = ...`), or
+    one link of a chain of in-place calls that is."""
+    if f.statement is None or (f.statement.shape not in ("expr", "assign", "statement") and not f.chain):
         return None
     return f.statement.line
 
@@ -197,7 +202,12 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
 def _out_of_place(f: WriteFacts, line: int) -> list[Candidate]:
     """`x.op_(y)` → `x = x.op(y)`, `x op= y` → `x = x op y`: exact with numbers and functions of `x`."""
     exact = _exact_operands(f)
-    if f.form == "method" and f.op in EXACT_WITH_SCALARS and f.statement.shape in ("expr", "assign"):
+    if f.chain and f.chain_promotes:
+        return []  # the dtype would change: a clone before the write keeps it
+    if f.chain and all(op in EXACT_WITH_SCALARS for op in f.chain):
+        codemod, what = MethodOutOfPlace, "Use the out-of-place methods: `{new}`"
+        exact = f.chain_exact
+    elif f.form == "method" and f.op in EXACT_WITH_SCALARS and f.statement.shape in ("expr", "assign"):
         codemod, what = MethodOutOfPlace, f"Use the out-of-place `{f.op[:-1]}`: `{{new}}`"
     elif f.form == "augassign" and f.op in AUGASSIGN_EXACT and f.statement.shape == "statement":
         codemod, what = AugAssignOutOfPlace, "Rebind instead of writing in place: `{new}`"

@@ -1,0 +1,83 @@
+"""Whether a function's write to one of its arguments can be seen by its callers in the file.
+
+A helper that writes its argument and returns it (`def normalize_(img, m, s): img.sub_(m).div_(s); return img`)
+can be rewritten out of place (`img = img.sub(m).div(s)`) without anyone noticing when every call in the file uses
+the returned value, and what it passes for that argument is a temporary (`normalize_(x * 2, ...)`), or a name
+the call's statement rebinds to the result (`x = normalize_(x, ...)`), or a name nothing reads afterwards. A
+function nothing in the file calls, one called through `*args`, or one whose name is rebound, may be called from
+elsewhere: its writes stay visible.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from fixinplace.analysis.liveness import read_after
+
+def _enclosing(tree: ast.Module) -> dict[int, tuple[ast.AST, ast.stmt]]:
+    """For every call node: (the function or module it runs in, the innermost statement holding it)."""
+    out: dict[int, tuple[ast.AST, ast.stmt]] = {}
+
+    def visit(node: ast.AST, scope: ast.AST, stmt: ast.stmt | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for part in [*child.decorator_list, *child.args.defaults, *child.args.kw_defaults]:
+                    if part is not None:
+                        visit(part, scope, stmt)
+                visit_body(child, child.body)
+            elif isinstance(child, ast.stmt):
+                visit(child, scope, child)
+            else:
+                if isinstance(child, ast.Call) and stmt is not None:
+                    out[id(child)] = (scope, stmt)
+                visit(child, scope, stmt)
+
+    def visit_body(scope: ast.AST, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            visit(ast.Module(body=[stmt], type_ignores=[]), scope, None)
+
+    visit_body(tree, tree.body)
+    return out
+
+
+def argument_is_private(tree: ast.Module, function: ast.AST, param: str) -> bool:
+    """Whether no caller in the file can see a write that `function` makes to its parameter `param`."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in tree.body:
+        return False  # methods, nested functions: called through names the file does not show
+    params = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    index: Optional[int] = params.index(param) if param in params else None
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == function.name and not isinstance(node.ctx, ast.Load):
+            return False  # rebound or deleted somewhere: other callables go by that name
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function.name:
+            calls.append(node)
+    loads = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == function.name
+                and isinstance(n.ctx, ast.Load))
+    if not calls or loads != len(calls):
+        return False  # not called here, or passed around as a value
+    where = _enclosing(tree)
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return False
+        scope, stmt = where[id(call)]
+        if isinstance(stmt, ast.Expr) and stmt.value is call:
+            return False  # the result is dropped: the caller relies on the write
+        passed = call.args[index] if index is not None and index < len(call.args) else next(
+            (k.value for k in call.keywords if k.arg == param), None)
+        if passed is None or _temporary(passed):
+            continue
+        if not isinstance(passed, ast.Name):
+            return False  # an attribute, a subscript: other code reads it
+        rebound = isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == passed.id
+                                                       for t in stmt.targets)
+        if not rebound and read_after(scope, stmt, passed.id):
+            return False
+    return True
+
+
+def _temporary(node: ast.AST) -> bool:
+    """An expression whose value nobody else holds: an operator's result. (Not a call's: a method may return a
+    tensor it keeps, `torch.narrow` a view of its argument.)"""
+    return isinstance(node, (ast.BinOp, ast.UnaryOp))
