@@ -1,0 +1,54 @@
+"""What every `fix` must guarantee, over every fixture program (fixtures/check/*.py and fixtures/fix/*/before.py),
+with safe fixes and with unsafe fixes, in both fix styles:
+
+* no applied fix leaves its target: every error or warning of the fixed text is one the original text had (same
+  code, same place, the write's text unchanged) and none of them is a hazard a fix was applied to;
+* no fix adds a hazard;
+* the fixed text parses, and fixing it again changes nothing;
+* a description never holds a placeholder: it quotes the line the rewrite wrote.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from fixinplace.engine import analyse_source
+from fixinplace.fix import fix_text
+from fixinplace.fix.checked import LineMap
+from fixinplace.settings import Settings
+
+REPO = Path(__file__).resolve().parent.parent
+PROGRAMS = sorted((REPO / "fixtures" / "check").glob("*.py")) + sorted((REPO / "fixtures" / "fix").glob("*/before.py"))
+MODES = [(False, "readable"), (True, "readable"), (True, "functional")]
+
+
+def _hazards(text: str) -> list:
+    return [d for d in analyse_source(text, "p.py") if d.severity.value in ("error", "warning")]
+
+
+@pytest.mark.parametrize("unsafe,style", MODES, ids=["safe", "unsafe", "unsafe-functional"])
+@pytest.mark.parametrize("path", PROGRAMS, ids=[str(p.relative_to(REPO / "fixtures")) for p in PROGRAMS])
+def test_fix_keeps_its_promises(path: Path, unsafe: bool, style: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    settings = Settings(unsafe_fixes=unsafe, fix_style=style)
+    result = fix_text(text, "p.py", settings)
+    ast.parse(result.source)
+    before, after = _hazards(text), _hazards(result.source)
+    applied = {(d.code, d.line, d.column) for d in result.applied}
+    lines = LineMap(text, result.source)
+    unmatched = list(before)
+    for d in after:
+        match = next((o for o in unmatched if o.code == d.code and o.facts.text == d.facts.text
+                      and lines.new_range(o.line, o.end_line)[0] <= d.line <= lines.new_range(o.line, o.end_line)[1]),
+                     None)
+        assert match is not None, f"the fix added a hazard or moved one: {d.line}:{d.column} {d.code} {d.message}"
+        assert (match.code, match.line, match.column) not in applied, (
+            f"an applied fix left its target: {match.line}:{match.column} {match.code}\n{result.source}")
+        unmatched.remove(match)
+    for d in result.applied:
+        assert d.fix is not None and "{new}" not in d.fix.description and " ... `" not in d.fix.description
+    again = fix_text(result.source, "p.py", settings)
+    assert again.source == result.source and not again.applied, "fixing the fixed text again changed it"
