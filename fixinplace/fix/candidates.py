@@ -189,13 +189,15 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     elif line is not None and _rebindable(f):
         out += _out_of_place(f, line) + _setitem(f, line, style)
     clones = _clone_before(f, line) if f.form in ("method", "augassign", "setitem") and line is not None else []
-    # A clone that may drop a write someone else sees comes after the exact clone where the op saves.
-    out += [c for c in clones if c.applicability == "safe"]
+    # A clone that may drop a write someone else sees comes after the exact clone where the op saves; so does a
+    # clone of an argument, which would copy on every call of the helper rather than on the one path that saves.
+    early = [c for c in clones if c.applicability == "safe" and f.root_kind != "argument"]
+    out += early
     if not f.through_detach:
         # A write through `y.detach()` reaches `y`; the author almost always meant a copy (`.detach()` is not one),
         # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
         out += _clone_at_save(f)
-    out += [c for c in clones if c.applicability == "unsafe"]
+    out += [c for c in clones if c not in early]
     return out + _move_after_backward(f)
 
 
