@@ -353,7 +353,10 @@ def _leaf(f: WriteFacts) -> list[Candidate]:
             out.append(_as_unsafe(_candidate(CloneBeforeWrite, "safe", f"Write a copy of the view `{f.root}`: `{{new}}`",
                                              line=line, name=f.root), f))
         return out
-    if f.statement.shape in ("expr", "statement") and f.root_kind in ("local", "global", "attribute"):
+    if f.statement.shape in ("expr", "statement") and f.root_kind in ("local", "global", "attribute") \
+            and f.leaf_kind:
+        # Only for a tensor known to be a leaf that requires grad: an activation written under no_grad would stop
+        # passing the written values' gradient on, and a tensor that needs no grad needs no wrapping.
         return [_candidate(WrapNoGrad, "safe", "Wrap the update in `with torch.no_grad():` (a leaf that requires "
                                                "grad is updated outside autograd; rebinding it would stop it from "
                                                "training)", line=line)]
