@@ -659,6 +659,63 @@ case("identity_after_sigmoid_still_caught", "raises", {(12, "FIP101", "error")},
 """)
 
 
+# A function nobody in the file calls, that builds a graph and runs its backward itself, only works with grad mode
+# on: its hazards are as certain as those of code called from `__main__`.
+case("uncalled_function_running_its_own_backward", "ok", {(7, "FIP101", "error")}, """
+    import torch
+
+    def run():
+        u = torch.randn(3, requires_grad=True)
+        uexp = u.exp()
+        loss = uexp.sum()
+        uexp[0] = 666.0
+        loss.backward()
+""")
+
+
+def test_uncalled_function_running_its_own_backward_raises_when_called() -> None:
+    """The truth behind the case above: called as it is (grad mode on by default), `run` raises."""
+    pytest.importorskip("torch")
+    scope: dict = {}
+    exec(compile(CASES["uncalled_function_running_its_own_backward"][0], "case", "exec"), scope)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        scope["run"]()
+
+# ... but one that only runs the backward of a value its caller built says nothing about its own grad mode.
+case("uncalled_function_running_a_callers_backward", "ok", {(5, "FIP101", "warning")}, """
+    import torch
+
+    def finish(x, loss):
+        y = torch.sigmoid(x)
+        y.mul_(2.0)
+        loss.backward()
+        return y
+""")
+
+# Storage objects are no tensors autograd saves (torch's DataLoader collate).
+case("storage_objects_are_not_saved", "ok", set(), """
+    import torch
+
+    def collate(batch):
+        elem = batch[0]
+        numel = sum(x.numel() for x in batch)
+        storage = elem._typed_storage()._new_shared(numel, device=elem.device)
+        out = elem.new(storage).resize_(len(batch), *list(elem.size()))
+        return torch.stack(batch, 0, out=out)
+""")
+
+case("numpy_copy_is_not_an_alias", "ok", set(), """
+    import torch
+    w = torch.randn(4, requires_grad=True)
+    t = torch.exp(w)
+    a = t.detach().numpy().copy()
+    a *= 2.0
+    b = t.detach().clone().numpy()
+    b[0] = 1.0
+    t.sum().backward()
+""")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:
     source, expected, _ = CASES[name]
@@ -705,3 +762,83 @@ def test_case_truth_under_torch(name: str) -> None:
         reference = _grads_of(source, allow_mutation=True)
         same = all(torch.allclose(grads[k], reference[k]) for k in reference if k in grads)
         assert same == (runtime == "ok"), "silent corruption expected" if runtime == "silent" else "grads differ"
+
+
+NUMPY_ALIAS_WRITES = {
+    "augassign": ("a *= 2.0", "a *= 2.0"),
+    "setitem": ("a[...] = 0.0", "a[...] = 0.0"),
+    "out": ("np.clip(a, 0.0, 1.0, out=a)", "np.clip(a, 0.0, 1.0, out=a)"),
+    "method": ("a.fill(3.0)", "a.fill(3.0)"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(NUMPY_ALIAS_WRITES))
+def test_numpy_alias_write_is_a_silent_error(form: str) -> None:
+    """A NumPy array from `.numpy()` shares the tensor's memory but not its version counter: writing it after the
+    tensor was saved silently changes the gradient (measured against the same program writing a copy), and the
+    analysis reports FIP104 `error` at the write, naming the NumPy alias."""
+    torch = pytest.importorskip("torch")
+    write = NUMPY_ALIAS_WRITES[form][0]
+    template = textwrap.dedent("""
+        import numpy as np
+        import torch
+        torch.manual_seed(0)
+        w = torch.randn(4, requires_grad=True)
+        t = torch.exp(w)
+        a = t.detach().numpy(){copy}
+        {write}
+        (t * t).sum().backward()
+    """).lstrip("\n")
+    source = template.format(copy="", write=write)
+    found = [(d.line, d.code, d.severity.value, d.message)
+             for d in analyze_module(ast.parse(source), source, "numpy_alias.py") if d.severity.value != "info"]
+    assert [f[:3] for f in found] == [(7, "FIP104", "error")], found
+    assert "NumPy array that shares `t`'s memory but not its version counter" in found[0][3]
+
+    def grad(src: str):
+        scope: dict = {}
+        exec(compile(src, "numpy_alias", "exec"), scope)
+        return scope["w"].grad
+
+    assert not torch.allclose(grad(source), grad(template.format(copy=".copy()", write=write)))
+
+
+def test_chain_of_inplace_calls_is_one_diagnostic() -> None:
+    """`x.sub_(m).div_(s)` on a saved tensor: one diagnostic spanning the chain and naming both ops."""
+    source = textwrap.dedent("""
+        import torch
+        w = torch.randn(4, 3, requires_grad=True)
+        x = torch.sigmoid(torch.randn(5, 4) @ w)
+        x.sub_(0.5).div_(0.2)
+        x.pow(2).sum().backward()
+    """).lstrip("\n")
+    found = [d for d in analyze_module(ast.parse(source), source, "chain.py") if d.severity.value != "info"]
+    assert [(d.line, d.column, d.end_column, d.code) for d in found] == [(4, 1, 22, "FIP101")]
+    assert found[0].message.startswith("in-place writes to `x` (`sub_`, then `div_`)")
+
+
+def test_data_write_message_says_the_version_counter_is_not_shared() -> None:
+    source = textwrap.dedent("""
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        y = torch.exp(w)
+        z = y.data
+        z.mul_(2.0)
+        y.sum().backward()
+    """).lstrip("\n")
+    found = [d for d in analyze_module(ast.parse(source), source, "data.py") if d.code == "FIP104"]
+    assert found and "shares `y`'s storage (not its version counter)" in found[0].message, found
+    assert "storage and version counter" not in found[0].message
+
+
+def test_info_on_an_argument_of_unknown_provenance_claims_no_safety() -> None:
+    source = textwrap.dedent("""
+        import torch
+
+        def clip_(x, lo):
+            x.clamp_(min=lo)
+            return x
+    """).lstrip("\n")
+    found = [d for d in analyze_module(ast.parse(source), source, "arg.py")]
+    assert [(d.line, d.code, d.severity.value) for d in found] == [(4, "FIP900", "info")]
+    assert "is safe" not in found[0].message and "a caller the analysis cannot see" in found[0].message

@@ -66,10 +66,13 @@ AUGASSIGN_INPLACE = {
 }
 UNARY_NAMES = {ast.USub: "__neg__", ast.Invert: "__invert__", ast.UAdd: "__pos__"}
 SCALAR_METHODS = {
-    "item", "tolist", "numpy", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr",
+    "item", "tolist", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr",
     "is_contiguous", "storage_offset", "equal", "is_floating_point", "is_complex", "get_device", "__len__",
-    "ndimension", "untyped_storage", "register_hook", "retain_grad", "allclose", "any_", "all_",
+    "ndimension", "untyped_storage", "storage", "_typed_storage", "_storage", "register_hook", "retain_grad", "allclose", "any_", "all_",
 }
+# Methods of a NumPy array (here: one that shares a tensor's memory) that copy it, and that write it in place.
+NDARRAY_COPIES = {"copy", "astype", "tolist", "tobytes", "item"}
+NDARRAY_WRITES = {"fill", "sort", "partition", "put", "itemset", "resize", "setfield"}
 MAYBE_ALIAS_METHODS = {
     "to", "float", "double", "half", "bfloat16", "cuda", "cpu", "type", "contiguous", "type_as", "long", "int",
     "bool", "as_subclass", "pin_memory", "reshape", "reshape_as", "flatten",
@@ -431,7 +434,11 @@ class CallHandler:
             value.group.named and value.group.label != root))
         if len(names) > 1 or value.maybe_groups or based_elsewhere:
             site.facts["aliased"] = True
-        site.facts["target_is_tensor"] = site.facts.get("target_is_tensor", True) and value.is_tensor is True
+        # A NumPy array sharing a tensor's memory is written through, but is no tensor: no tensor rewrite applies.
+        site.facts["target_is_tensor"] = site.facts.get("target_is_tensor", True) and value.is_tensor is True \
+            and value.group.origin != "numpy"
+        if any(g.origin in ("arg", "unknown") for g, _ in value.all_groups()):
+            site.unknown_target = True
         if value.view:
             site.facts["through_view"] = True
         if value.detached:
@@ -461,7 +468,7 @@ class CallHandler:
                 base = group.silent_of
                 base.writes.append(Write(group=base, seq=write.seq, path=frame.path, site=site,
                                          certain=write.certain, silent=True, label=label, allowed=frame.allow_mutation,
-                                         stmts=stmts))
+                                         stmts=stmts, via=group.origin))
 
     def backward(self, frame: "Frame", value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:
@@ -756,6 +763,10 @@ class CallHandler:
             return self.make_module(last, args, kwargs, node)
         if name == "itertools.chain" and args and all(isinstance(a, (SeqValue, ParamsValue)) for a in args):
             return self.concatenate(list(args), node)
+        if name.startswith("numpy."):
+            self.numpy_call(name, args, kwargs, node, frame)
+            if last in ("asarray", "asanyarray", "from_dlpack") and args and isinstance(args[0], TensorValue):
+                return self.numpy_alias(args[0], node)  # np.asarray(t) shares t's memory (CPU)
         if not name.startswith("torch.") and name != "torch":
             return self.generic_op(last, args, kwargs, node, frame, is_tensor=None)
         # torch functions
@@ -997,6 +1008,21 @@ class CallHandler:
         if name == "detach_":
             t.rg, t.graph = False, frozenset()
             return t
+        if name == "numpy":
+            return self.numpy_alias(t, node)
+        if name == "new":
+            # The legacy constructor: a new tensor (on a storage or of a size) that needs no grad.
+            return self.fresh_tensor(node, False, self.text(node), is_tensor=True)
+        if t.group.origin == "numpy":
+            if name in NDARRAY_COPIES:
+                return UNKNOWN  # a new array: no longer the tensor's memory
+            if name in NDARRAY_WRITES:
+                site = self.site(node, "method", name, written=node.func.value, frame=frame)  # type: ignore[attr-defined]
+                self.record_write(frame, t, site, self._label(t, node.func.value), leaf_check=False)  # type: ignore[attr-defined]
+                return SCALAR
+            if "out" in kwargs:
+                self.numpy_call(f"numpy.ndarray.{name}", args, kwargs, node, frame)
+                return UNKNOWN
         if name == "requires_grad_":
             flag = const_bool(node.args[0]) if node.args else True
             flag = True if flag is None and not node.args else flag
@@ -1033,6 +1059,39 @@ class CallHandler:
             t.is_tensor = True  # a Tensor method was called on it: evidence that it is a tensor
         return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
                              arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
+
+    def numpy_alias(self, t: TensorValue, node: ast.AST) -> TensorValue:
+        """`t.numpy()`: a NumPy array sharing `t`'s memory but not its version counter, so that writing it changes
+        `t` silently (as a `.data` write does). Modelled as a group of its own whose writes reach `t`'s."""
+        groups = []
+        for group, _ in t.all_groups():
+            alias = getattr(group, "numpy_group", None)
+            if alias is None:
+                alias = Group(label=f"{group.label}.numpy()", line=getattr(node, "lineno", 0), origin="numpy",
+                              origin_detail=f"a NumPy array sharing `{group.label}`'s memory (`.numpy()` at line "
+                                            f"{getattr(node, 'lineno', 0)})", silent_of=group)
+                group.numpy_group = alias  # type: ignore[attr-defined]
+            groups.append(alias)
+        return TensorValue(groups[0], False, False, frozenset(), self.text(node), tuple(groups[1:]),
+                           is_tensor=t.is_tensor, dtype=t.dtype)
+
+    def numpy_call(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> None:
+        """NumPy functions that write an array given to them: `out=` and `np.copyto(dst, ...)`; only arrays that
+        share a tensor's memory matter here."""
+        targets: list[tuple[Value, ast.AST | None]] = []
+        out = kwargs.get("out")
+        out_node = next((kw.value for kw in node.keywords if kw.arg == "out"), None)
+        if isinstance(out, SeqValue):
+            targets += [(item, None) for item in out.items]
+        elif out is not None:
+            targets.append((out, out_node))
+        if name.rsplit(".", 1)[-1] in ("copyto", "put", "place", "putmask", "fill_diagonal") and args:
+            targets.append((args[0], node.args[0] if node.args else None))
+        for value, written in targets:
+            if isinstance(value, TensorValue) and any(g.origin == "numpy" for g, _ in value.all_groups()):
+                site = self.site(node, "out", name.rsplit(".", 1)[-1], written=written, frame=frame)
+                self.record_write(frame, value, site, self.text(written) if written is not None else value.label,
+                                  leaf_check=False)
 
     @staticmethod
     def _converted_dtype(t: TensorValue, name: str, args: list, kwargs: dict) -> str | None:

@@ -143,6 +143,52 @@ def _is_str_annotation(annotation: ast.AST | None) -> bool:
     return annotation is not None and ast.unparse(_strip_optional(annotation)) == "str"
 
 
+def _own_nodes(fn: ast.AST):
+    """The nodes of a function's body, without those of the functions, lambdas and classes defined in it."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _root_name(node: ast.AST) -> str | None:
+    """`loss` for `loss`, `out.loss`, `losses[0]`, `loss.mean()`."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            return None
+
+
+def runs_own_backward(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function calls `.backward()` (or `torch.autograd.grad` / `backward`) on a value it computes
+    itself: such a function only works when grad mode is on while it runs."""
+    assigned: set[str] = set()
+    roots: list[str] = []
+    for node in _own_nodes(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            assigned.add(node.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr, owner = node.func.attr, node.func.value
+            if attr == "backward" and not (isinstance(owner, ast.Attribute) and owner.attr == "autograd"):
+                root = _root_name(owner)  # loss.backward()
+            elif attr in ("grad", "backward") and node.args and isinstance(owner, (ast.Name, ast.Attribute)) \
+                    and (getattr(owner, "id", None) == "autograd" or getattr(owner, "attr", None) == "autograd"):
+                root = _root_name(node.args[0])  # torch.autograd.grad(loss, ...)
+            else:
+                continue
+            if root is not None:
+                roots.append(root)
+    return any(root in assigned for root in roots)
+
+
 def join_values(a: Value | None, b: Value | None) -> Value:
     """The value a name holds after two paths merge."""
     if a is None:
@@ -267,8 +313,10 @@ class Interpreter:
         elif owner is not None and fn.kind == "classmethod":
             first = owner
         env.update(self.unknown_arguments(args, first))
-        # Grad mode is the caller's choice: on for `forward` (training), unknown for anything else nobody here calls.
-        default_grad: Tri = True if node.name in ("forward", "__call__") else None
+        # Grad mode is the caller's choice: on for `forward` (training), and for a function that runs the backward
+        # of a graph it builds itself (that backward only works with grad mode on); unknown for anything else
+        # nobody here calls.
+        default_grad: Tri = True if node.name in ("forward", "__call__") or runs_own_backward(node) else None
         frame = Frame(
             env=env,
             globals=fn.env,
@@ -287,10 +335,12 @@ class Interpreter:
             self.exec_block(node.body, frame)
         finally:
             self.call_stack.pop()
+        # Where grad mode was assumed (a forward), the message says when the backward fails: when trained.
+        when = " when trained (grad mode on)" if fn.grad_mode is None and default_grad else ""
         for value in frame.returns:
             for tensor in self.tensors_in(value):
                 self.calls.backward(
-                    frame, tensor, node, f"the value `{fn.qualname}` returns", implicit=True
+                    frame, tensor, node, f"the value `{fn.qualname}` returns{when}", implicit=True
                 )
 
     def unknown_arguments(self, args: ast.arguments, first: Value | None) -> dict:

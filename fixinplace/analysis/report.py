@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from fixinplace.analysis.values import Save, Site, Write
@@ -84,14 +85,21 @@ class Reporter:
         site = write.site
         saved = save.group.label
         written = write.label
-        via = "" if written == saved else f" (it shares `{saved}`'s storage and version counter)"
+        # `.data` and `.numpy()` share the storage only: that is why no version check catches the write.
+        shared = "storage (not its version counter)" if write.silent else "storage and version counter"
+        via = "" if written == saved else f" (it shares `{saved}`'s {shared})"
         at = f" at line {backward_line}" if backward_line else ""
         save_text = f"`{saved}` was saved by `{save.op}` at line {save.line} ({save.op} saves {describe_role(save)} for backward)"
         related = (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
         if write.silent:
-            how = "through `.data`" if site.form == "data" or ".data" in written else "by a fused optimizer (no version bump)"
+            if write.via == "numpy":
+                how, via = "", f", a NumPy array that shares `{saved}`'s memory but not its version counter (`.numpy()`)"
+            elif write.via == "data" or site.form == "data" or ".data" in written:
+                how = "through `.data`"
+            else:
+                how = "by a fused optimizer (no version bump)"
             message = (
-                f"`{written}` is written in place {how}{via}; {save_text}. No error is raised: the backward of "
+                f"`{written}` is written in place{' ' + how if how else ''}{via}; {save_text}. No error is raised: the backward of "
                 f"{backward_label}{at} silently computes a wrong gradient"
             )
             code = SILENT_SAVED_TENSOR_MUTATION.code
@@ -134,25 +142,61 @@ class Reporter:
         for key, site in sites.items():
             if key in flagged:
                 continue
-            self.add(site, INPLACE_WRITE.code, Severity.INFO,
-                     f"in-place write `{site.text}` ({site.op}) is safe: nothing pending saved the tensor and it is "
-                     f"not a leaf that requires grad in grad mode")
+            root = site.info.get("root")
+            if site.unknown_target:
+                # What an argument nobody here passes holds is unknown: claim no more than what this file shows.
+                message = (f"in-place write `{site.text}` ({site.op}): no hazard found in this file, but "
+                           f"{f'`{root}`' if root else 'the written tensor'} comes from a caller the analysis cannot see, which may have saved it for backward")
+            else:
+                message = (f"in-place write `{site.text}` ({site.op}) is safe: nothing pending saved the tensor and "
+                           f"it is not a leaf that requires grad in grad mode")
+            self.add(site, INPLACE_WRITE.code, Severity.INFO, message)
 
     def diagnostics(self) -> list[Diagnostic]:
         """All diagnostics in source order, each with the facts of its write."""
         out = []
         # A write certain to raise the leaf error never reaches a backward: its saved-tensor hazards are moot.
         raising = {key[0] for key, p in self.found.items() if key[1] == LEAF_MUTATED.code and p.severity is Severity.ERROR}
+        chains = self._chains()
         for key, pending in self.found.items():
             if key[0] in raising and key[1] in (SAVED_TENSOR_MUTATED.code, SILENT_SAVED_TENSOR_MUTATION.code):
                 continue
+            links = chains.get(key)
+            if links == []:
+                continue  # a later link of a chain of in-place calls: reported with its first link
             line, col, end_line, end_col = self.span(pending.site.node)
+            message = pending.message
+            if links:
+                # One diagnostic for `x.sub_(m).div_(s)`, spanning the chain and naming each op.
+                _, _, end_line, end_col = self.span(links[-1].node)
+                ops = ", then ".join(f"`{site.op}`" for site in [pending.site, *links])
+                message = re.sub(r"^in-place write to (`[^`]*`)", rf"in-place writes to \1 ({ops})", message, count=1)
             out.append(Diagnostic(
                 path=self.path, line=line, column=col, end_line=end_line, end_column=end_col, code=pending.code,
-                severity=pending.severity, message=pending.message, related=pending.related,
+                severity=pending.severity, message=message, related=pending.related,
                 facts=self.facts(pending),
             ))
         return sorted(out, key=lambda d: (d.line, d.column, d.code))
+
+    def _chains(self) -> dict[tuple[int, str], list[Site]]:
+        """For chains of in-place calls reported under one code (`x.sub_(m).div_(s)`): the first link's key maps to
+        the later links' sites, in order; each later link's key maps to []. (Links are found in the order they
+        run, the innermost call first.)"""
+        by_node = {(id(p.site.node), key[1]): key for key, p in self.found.items()}
+        chains: dict[tuple[int, str], list[Site]] = {}
+        first_of: dict[tuple[int, str], tuple[int, str]] = {}
+        for key, pending in self.found.items():
+            node = pending.site.node
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            inner = by_node.get((id(node.func.value), key[1]))
+            if inner is None or inner == key:
+                continue
+            first = first_of.get(inner, inner)
+            chains.setdefault(first, []).append(pending.site)
+            chains[key] = []
+            first_of[key] = first
+        return chains
 
     @staticmethod
     def facts(pending: _Pending) -> WriteFacts:

@@ -62,9 +62,9 @@ class Group:
 
     label: str
     line: int
-    origin: str = "fresh"  # fresh | param | buffer | arg | unknown | grad
+    origin: str = "fresh"  # fresh | param | buffer | arg | unknown | grad | data | numpy
     origin_detail: str = ""  # e.g. "created with requires_grad=True at line 3", "parameter `weight` of `fc`"
-    silent_of: "Group | None" = None  # `.data` groups: writes here change `silent_of`'s values silently
+    silent_of: "Group | None" = None  # `.data` and `.numpy()` groups: writes here change `silent_of`'s values silently
     writes: list["Write"] = field(default_factory=list)
     named: bool = False  # label is a user-visible name (not just an expression)
     has_grad: Tri = None  # for leaves: whether `.grad` is set (optimizers skip parameters without one)
@@ -125,6 +125,7 @@ class Write:
     label: str  # what was written, as the user wrote it
     allowed: bool = False  # under allow_mutation_on_saved_tensors(): autograd clones on write
     stmts: tuple = ()  # the statements being run when it happened, outermost first (callers' included)
+    via: str = ""  # for a silent write through an alias: `data` or `numpy`
 
 
 @dataclass(eq=False)
@@ -140,6 +141,7 @@ class Site:
     info: dict = field(default_factory=dict)
     facts: dict = field(default_factory=dict)
     optimizer: object = None  # for an optimizer step: the OptimizerValue
+    unknown_target: bool = False  # some execution wrote a tensor whose provenance is unknown (an uncalled argument)
 
 
 class Value:
