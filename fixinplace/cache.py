@@ -26,7 +26,7 @@ from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Relat
 from fixinplace.facts import WriteFacts
 from fixinplace.settings import Settings
 
-SCHEMA = "v2"
+SCHEMA = "v3"
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache made by fixinplace (check --no-cache skips it).\n"
 
 

@@ -101,6 +101,9 @@ class WriteFacts:
     index_parts: tuple[str, ...] = ()
     leaf_kind: str = ""  # for a leaf write: param | fresh | arg ...
     after_backward: bool = False  # a leaf that already has a .grad (an update after a backward)
+    # in some run, the written tensor comes from a caller the file does not show (an argument of a function
+    # nobody here calls): what else saved it is unknown
+    target_unknown: bool = False
     module_ctor: Optional[Span] = None  # inplace_module: the constructor call with inplace=True
     saves: tuple[SavedBy, ...] = ()  # every save this write invalidated (FIP101, FIP104, FIP103)
     extra: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # rule-specific details (fused, ...)

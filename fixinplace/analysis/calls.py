@@ -438,7 +438,7 @@ class CallHandler:
         site.facts["target_is_tensor"] = site.facts.get("target_is_tensor", True) and value.is_tensor is True \
             and value.group.origin != "numpy"
         if any(g.origin in ("arg", "unknown") for g, _ in value.all_groups()):
-            site.unknown_target = True
+            site.facts["target_unknown"] = True
         if value.view:
             site.facts["through_view"] = True
         if value.detached:

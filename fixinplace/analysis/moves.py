@@ -58,6 +58,11 @@ def move_facts(interp: "Interpreter", frame: "Frame", write: Write, tensor: Tens
     end = b_index
     while end + 1 < len(block) and _is_step(block[end + 1]):
         end += 1
+    # A statement that binds what the backward or the steps read (`loss = criterion(model(x), y)`, whose forward
+    # holds the write) builds the graph the backward needs: it cannot run after it.
+    bound = {n.id for n in ast.walk(moved) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    if any(_mentions(stmt, bound) for stmt in block[b_index:end + 1]):
+        return {}
     facts = {"move": _span(moved), "after": _span(block[end]), "backward": _span(backward)}
     if write.site.form == "optimizer":
         inputs = _restriction(interp, frame, write, tensor, backward)

@@ -143,7 +143,7 @@ class Reporter:
             if key in flagged:
                 continue
             root = site.info.get("root")
-            if site.unknown_target:
+            if site.facts.get("target_unknown"):
                 # What an argument nobody here passes holds is unknown: claim no more than what this file shows.
                 message = (f"in-place write `{site.text}` ({site.op}): no hazard found in this file, but "
                            f"{f'`{root}`' if root else 'the written tensor'} comes from a caller the analysis cannot see, which may have saved it for backward")

@@ -141,7 +141,6 @@ class Site:
     info: dict = field(default_factory=dict)
     facts: dict = field(default_factory=dict)
     optimizer: object = None  # for an optimizer step: the OptimizerValue
-    unknown_target: bool = False  # some execution wrote a tensor whose provenance is unknown (an uncalled argument)
 
 
 class Value:

@@ -196,7 +196,9 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     if not f.through_detach:
         # A write through `y.detach()` reaches `y`; the author almost always meant a copy (`.detach()` is not one),
         # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
-        out += _clone_at_save(f)
+        out += [_unsafe(c, f" (unsafe: `{f.root}` comes from a caller this file does not show; if that caller "
+                           f"saved it too, the write still breaks that save)") if f.target_unknown else c
+                for c in _clone_at_save(f)]
     out += [c for c in clones if c not in early]
     return out + _move_after_backward(f)
 
@@ -337,9 +339,16 @@ def _leaf(f: WriteFacts) -> list[Candidate]:
     if line is None:
         return []
     if f.root_kind == "argument":
-        # seed 002's forward(x): x.add_(1) on a caller's leaf, which raises at the write: compute a new tensor (the
-        # caller's leaf is kept); also when nothing reads `x` afterwards, since the write never succeeded there.
-        out = _out_of_place(f, line) if _rebindable(f, dead_ok=True) else []
+        # seed 002's forward(x): x.add_(1) on a caller's leaf, then x used: compute a new tensor (the caller's leaf
+        # is kept). When nothing reads `x` afterwards, the write exists for its effect on the caller's leaf: an
+        # update, which belongs under no_grad (a rebinding would drop it).
+        if not f.read_after:
+            if f.leaf_kind and f.statement.shape in ("expr", "statement"):
+                return [_candidate(WrapNoGrad, "unsafe", "Wrap the update in `with torch.no_grad():` (unsafe: "
+                                   f"`{f.root}` is an argument; a caller that passes a tensor whose gradient flows "
+                                   "through the write would lose that gradient)", line=line)]
+            return []
+        out = _out_of_place(f, line) if _rebindable(f) else []
         if f.root.isidentifier() and f.target_is_tensor:
             out.append(_candidate(CloneBeforeWrite, "unsafe", f"Write a copy of `{f.root}`: `{{new}}`" + _why_unsafe(f),
                                   line=line, name=f.root))
