@@ -151,18 +151,24 @@ SILENT_SAVED_TENSOR_MUTATION = Rule(
     code="FIP104",
     name="silent-saved-tensor-mutation",
     severity=Severity.ERROR,
-    summary="Write through `.data` (or a fused optimizer) to a saved tensor: no error, a wrong gradient",
+    summary="Write through `.data`, a NumPy alias or a fused optimizer to a saved tensor: no error, a wrong gradient",
     explanation=(
-        "`x.data` shares storage with `x` but not its version counter, and fused optimizers (`fused=True`, "
-        "measured on CPU) do not bump versions. A write through them to a tensor that a pending backward saved "
-        "raises nothing: the backward silently uses the new values and the gradient is wrong. A silently wrong "
-        "gradient is worse than an exception."
+        "`x.data` and the NumPy array of `x.numpy()` share storage with `x` but not its version counter, and fused "
+        "optimizers (`fused=True`, measured on CPU) do not bump versions. A write through them to a tensor that a "
+        "pending backward saved raises nothing: the backward silently uses the new values and the gradient is "
+        "wrong. A silently wrong gradient is worse than an exception."
     ),
     flagged=(
         "import torch\n"
         "x = torch.ones(3, requires_grad=True)\n"
         "y = x.exp()\n"
         "y.data.mul_(2)  # expect: FIP104\n"
+        "y.sum().backward()\n",
+        "import torch\n"
+        "x = torch.ones(3, requires_grad=True)\n"
+        "y = x.exp()\n"
+        "a = y.detach().numpy()\n"
+        "a *= 2  # expect: FIP104\n"
         "y.sum().backward()\n",
     ),
     clean=(
@@ -171,6 +177,12 @@ SILENT_SAVED_TENSOR_MUTATION = Rule(
         "loss = (w * 3).sum()\n"
         "loss.backward()\n"
         "w.data.add_(-0.1 * w.grad)  # nothing pending needs w\n",
+        "import torch\n"
+        "x = torch.ones(3, requires_grad=True)\n"
+        "y = x.exp()\n"
+        "a = y.detach().numpy().copy()  # a copy: writing it leaves y alone\n"
+        "a *= 2\n"
+        "y.sum().backward()\n",
     ),
 )
 
