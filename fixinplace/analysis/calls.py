@@ -437,8 +437,12 @@ class CallHandler:
         # A NumPy array sharing a tensor's memory is written through, but is no tensor: no tensor rewrite applies.
         site.facts["target_is_tensor"] = site.facts.get("target_is_tensor", True) and value.is_tensor is True \
             and value.group.origin != "numpy"
+        # Unknown only when no execution shows where the tensor comes from (a forward also run from `main` does).
         if any(g.origin in ("arg", "unknown") for g, _ in value.all_groups()):
-            site.facts["target_unknown"] = True
+            site.facts["target_unknown"] = not site.known_target_run
+        else:
+            site.known_target_run = True
+            site.facts["target_unknown"] = False
         if value.view:
             site.facts["through_view"] = True
         if value.detached:

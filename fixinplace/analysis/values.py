@@ -141,6 +141,7 @@ class Site:
     info: dict = field(default_factory=dict)
     facts: dict = field(default_factory=dict)
     optimizer: object = None  # for an optimizer step: the OptimizerValue
+    known_target_run: bool = False  # some execution wrote a tensor whose provenance the file shows
 
 
 class Value:

@@ -196,9 +196,7 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     if not f.through_detach:
         # A write through `y.detach()` reaches `y`; the author almost always meant a copy (`.detach()` is not one),
         # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
-        out += [_unsafe(c, f" (unsafe: `{f.root}` comes from a caller this file does not show; if that caller "
-                           f"saved it too, the write still breaks that save)") if f.target_unknown else c
-                for c in _clone_at_save(f)]
+        out += _clone_at_save(f)
     out += [c for c in clones if c not in early]
     return out + _move_after_backward(f)
 
