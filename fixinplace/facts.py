@@ -87,6 +87,9 @@ class WriteFacts:
     read_after: bool = True  # the root name may be read after the write (rebinding it matters)
     # an argument no caller in the file can see written (`fixinplace.analysis.callers.argument_is_private`)
     argument_private: bool = False
+    # for an argument: its function returns something else than the argument (or None), so the write is a side
+    # effect of a computation rather than the function's purpose (an update of the caller's tensor)
+    returns_other: bool = False
     chain: tuple[str, ...] = ()  # the statement is a chain of in-place calls on the root: `x.sub_(m).div_(s)`
     chain_exact: bool = False  # every operand of the chain keeps the root's dtype
     chain_promotes: bool = False  # an operand of the chain is known to have another dtype than the root

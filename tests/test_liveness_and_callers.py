@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from fixinplace.analysis.callers import argument_is_private
+from fixinplace.analysis.callers import argument_is_private, returns_other_than
 from fixinplace.analysis.liveness import read_after
 
 
@@ -75,3 +75,15 @@ def test_argument_is_private(what: str, caller: str, expected: bool) -> None:
 def test_a_function_nothing_calls_may_be_called_from_elsewhere() -> None:
     tree = ast.parse(HELPER)
     assert argument_is_private(tree, tree.body[0], "img") is False
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("    x.add_(1)\n    return y * 2\n", True),     # a forward: the write is a side effect
+    ("    x[:, 0] = 0.0\n", False),                 # a helper whose purpose is the write
+    ("    x.mul_(2)\n    return x\n", False),        # returns the argument it wrote
+    ("    x.mul_(2)\n    return None\n", False),
+    ("    def inner():\n        return 3\n    x.mul_(2)\n", False),  # a nested function's return is not its own
+])
+def test_returns_other_than(body: str, expected: bool):
+    tree = ast.parse("def f(x, y):\n" + body)
+    assert returns_other_than(tree.body[0], "x") is expected

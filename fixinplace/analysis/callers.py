@@ -81,3 +81,18 @@ def _temporary(node: ast.AST) -> bool:
     """An expression whose value nobody else holds: an operator's result. (Not a call's: a method may return a
     tensor it keeps, `torch.narrow` a view of its argument.)"""
     return isinstance(node, (ast.BinOp, ast.UnaryOp))
+
+
+def returns_other_than(function: ast.AST, name: str) -> bool:
+    """Whether `function` returns a value other than `name` itself or None (nested definitions aside)."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Name) and node.value.id == name) and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False

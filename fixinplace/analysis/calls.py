@@ -37,7 +37,7 @@ from fixinplace.analysis.values import (
 )
 
 from fixinplace.analysis import dtypes
-from fixinplace.analysis.callers import argument_is_private
+from fixinplace.analysis.callers import argument_is_private, returns_other_than
 from fixinplace.analysis.liveness import read_after
 from fixinplace.analysis.moves import move_facts
 from fixinplace.facts import Operand, Span, Statement
@@ -150,6 +150,7 @@ class CallHandler:
                 facts["read_after"] = read_after(scope, stmt, root)
                 if kind == "argument":
                     facts["argument_private"] = argument_is_private(self.interp.tree, scope, root)
+                    facts["returns_other"] = returns_other_than(scope, root)
                 facts["chain"], facts["chain_exact"], facts["chain_promotes"] = self._chain(stmt, root, frame)
         if operands is not None:
             root = facts.get("root", "")

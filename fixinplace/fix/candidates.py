@@ -337,16 +337,17 @@ def _leaf(f: WriteFacts) -> list[Candidate]:
     if line is None:
         return []
     if f.root_kind == "argument":
-        # seed 002's forward(x): x.add_(1) on a caller's leaf, then x used: compute a new tensor (the caller's leaf
-        # is kept). When nothing reads `x` afterwards, the write exists for its effect on the caller's leaf: an
-        # update, which belongs under no_grad (a rebinding would drop it).
-        if not f.read_after:
+        # seed 002's forward(x): x.add_(1) on a caller's leaf, in a function computing something else: compute a
+        # new tensor (the caller's leaf is kept; the write never succeeded anyway). In a helper whose purpose is
+        # the write (it returns nothing else) and nothing reads `x` afterwards, the write is an update of the
+        # caller's leaf, which belongs under no_grad (a rebinding would drop it).
+        if not f.read_after and not f.returns_other:
             if f.leaf_kind and f.statement.shape in ("expr", "statement"):
                 return [_candidate(WrapNoGrad, "unsafe", "Wrap the update in `with torch.no_grad():` (unsafe: "
                                    f"`{f.root}` is an argument; a caller that passes a tensor whose gradient flows "
                                    "through the write would lose that gradient)", line=line)]
             return []
-        out = _out_of_place(f, line) if _rebindable(f) else []
+        out = _out_of_place(f, line) if _rebindable(f, dead_ok=True) else []
         if f.root.isidentifier() and f.target_is_tensor:
             out.append(_candidate(CloneBeforeWrite, "unsafe", f"Write a copy of `{f.root}`: `{{new}}`" + _why_unsafe(f),
                                   line=line, name=f.root))
