@@ -291,3 +291,17 @@ def test_a_write_the_mode_cannot_see_is_still_caught_by_the_backward():
                                                                                     f.backward.line - 3, 1)
     assert "a tensor saved here was written in place where the tracer does not look" in render_text(t.findings)
     assert json.loads(json.dumps(f.to_json()))["mutation"] is None
+
+
+def test_user_frame_on_a_stack_shallower_than_asked():
+    """The autograd engine's threads (the backward of CUDA tensors) call the tracer's hooks from a stack with fewer
+    frames than the tracer skips: no user frame, not a crash (seen on an H100, bench/cuda/README.md)."""
+    import threading
+
+    from fixinplace.trace.sites import user_frame
+
+    found = []
+    thread = threading.Thread(target=lambda: found.append(user_frame(depth=50)))
+    thread.start()
+    thread.join()
+    assert found == [None]

@@ -32,7 +32,12 @@ def _is_internal(filename: str) -> bool:
 
 def user_frame(depth: int = 2) -> Optional[Tuple[str, int]]:
     """(filename, line) of the innermost caller frame outside torch and the tracer, or None."""
-    frame = sys._getframe(depth)
+    try:
+        frame = sys._getframe(depth)
+    except ValueError:
+        # A stack shallower than `depth`: the autograd engine's own threads (the backward of CUDA tensors) call
+        # hooks from a short stack with no user frame on it.
+        return None
     internal = _internal
     while frame is not None:
         filename = frame.f_code.co_filename
