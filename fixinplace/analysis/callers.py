@@ -6,6 +6,9 @@ the returned value, and what it passes for that argument is a temporary (`normal
 the call's statement rebinds to the result (`x = normalize_(x, ...)`), or a name nothing reads afterwards. A
 function nothing in the file calls, one called through `*args`, or one whose name is rebound, may be called from
 elsewhere: its writes stay visible.
+
+Also what a function's own code shows about it (its nested definitions aside): what it returns, and whether it
+runs the backward of a graph it builds.
 """
 
 from __future__ import annotations
@@ -85,14 +88,53 @@ def _temporary(node: ast.AST) -> bool:
 
 def returns_other_than(function: ast.AST, name: str) -> bool:
     """Whether `function` returns a value other than `name` itself or None (nested definitions aside)."""
-    stack = list(ast.iter_child_nodes(function))
+    return any(isinstance(node, ast.Return) and node.value is not None
+               and not (isinstance(node.value, ast.Name) and node.value.id == name)
+               and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+               for node in own_nodes(function))
+
+
+def own_nodes(fn: ast.AST):
+    """The nodes of a function's body, without those of the functions, lambdas and classes defined in it."""
+    stack = list(ast.iter_child_nodes(fn))
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
-        if isinstance(node, ast.Return) and node.value is not None and not (
-                isinstance(node.value, ast.Name) and node.value.id == name) and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
-            return True
+        yield node
         stack.extend(ast.iter_child_nodes(node))
-    return False
+
+
+def _root_name(node: ast.AST) -> str | None:
+    """`loss` for `loss`, `out.loss`, `losses[0]`, `loss.mean()`."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            return None
+
+
+def runs_own_backward(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function calls `.backward()` (or `torch.autograd.grad` / `backward`) on a value it computes
+    itself: such a function only works when grad mode is on while it runs."""
+    assigned: set[str] = set()
+    roots: list[str] = []
+    for node in own_nodes(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            assigned.add(node.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr, owner = node.func.attr, node.func.value
+            if attr == "backward" and not (isinstance(owner, ast.Attribute) and owner.attr == "autograd"):
+                root = _root_name(owner)  # loss.backward()
+            elif attr in ("grad", "backward") and node.args and isinstance(owner, (ast.Name, ast.Attribute)) \
+                    and (getattr(owner, "id", None) == "autograd" or getattr(owner, "attr", None) == "autograd"):
+                root = _root_name(node.args[0])  # torch.autograd.grad(loss, ...)
+            else:
+                continue
+            if root is not None:
+                roots.append(root)
+    return any(root in assigned for root in roots)

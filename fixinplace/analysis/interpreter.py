@@ -15,6 +15,7 @@ from collections import ChainMap
 from dataclasses import dataclass, field
 
 from fixinplace.analysis import calls
+from fixinplace.analysis.callers import runs_own_backward
 from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.values import (
     SCALAR,
@@ -141,52 +142,6 @@ def annotation_kind(annotation: ast.AST | None) -> str:
 
 def _is_str_annotation(annotation: ast.AST | None) -> bool:
     return annotation is not None and ast.unparse(_strip_optional(annotation)) == "str"
-
-
-def _own_nodes(fn: ast.AST):
-    """The nodes of a function's body, without those of the functions, lambdas and classes defined in it."""
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def _root_name(node: ast.AST) -> str | None:
-    """`loss` for `loss`, `out.loss`, `losses[0]`, `loss.mean()`."""
-    while True:
-        if isinstance(node, ast.Name):
-            return node.id
-        if isinstance(node, (ast.Attribute, ast.Subscript)):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            node = node.func.value
-        else:
-            return None
-
-
-def runs_own_backward(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether the function calls `.backward()` (or `torch.autograd.grad` / `backward`) on a value it computes
-    itself: such a function only works when grad mode is on while it runs."""
-    assigned: set[str] = set()
-    roots: list[str] = []
-    for node in _own_nodes(fn):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            assigned.add(node.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            attr, owner = node.func.attr, node.func.value
-            if attr == "backward" and not (isinstance(owner, ast.Attribute) and owner.attr == "autograd"):
-                root = _root_name(owner)  # loss.backward()
-            elif attr in ("grad", "backward") and node.args and isinstance(owner, (ast.Name, ast.Attribute)) \
-                    and (getattr(owner, "id", None) == "autograd" or getattr(owner, "attr", None) == "autograd"):
-                root = _root_name(node.args[0])  # torch.autograd.grad(loss, ...)
-            else:
-                continue
-            if root is not None:
-                roots.append(root)
-    return any(root in assigned for root in roots)
 
 
 def join_values(a: Value | None, b: Value | None) -> Value:
