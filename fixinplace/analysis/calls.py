@@ -1083,18 +1083,18 @@ class CallHandler:
     def numpy_call(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> None:
         """NumPy functions that write an array given to them: `out=` and `np.copyto(dst, ...)`; only arrays that
         share a tensor's memory matter here."""
+        op = name.rsplit(".", 1)[-1]
         targets: list[tuple[Value, ast.AST | None]] = []
         out = kwargs.get("out")
-        out_node = next((kw.value for kw in node.keywords if kw.arg == "out"), None)
         if isinstance(out, SeqValue):
             targets += [(item, None) for item in out.items]
         elif out is not None:
-            targets.append((out, out_node))
-        if name.rsplit(".", 1)[-1] in ("copyto", "put", "place", "putmask", "fill_diagonal") and args:
+            targets.append((out, self._kw_node(node, "out")))
+        if op in ("copyto", "put", "place", "putmask", "fill_diagonal") and args:
             targets.append((args[0], node.args[0] if node.args else None))
         for value, written in targets:
             if isinstance(value, TensorValue) and any(g.origin == "numpy" for g, _ in value.all_groups()):
-                site = self.site(node, "out", name.rsplit(".", 1)[-1], written=written, frame=frame)
+                site = self.site(node, "out", op, written=written, frame=frame)
                 self.record_write(frame, value, site, self.text(written) if written is not None else value.label,
                                   leaf_check=False)
 
