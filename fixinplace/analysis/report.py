@@ -94,7 +94,7 @@ class Reporter:
         if write.silent:
             if write.via == "numpy":
                 how, via = "", f", a NumPy array that shares `{saved}`'s memory but not its version counter (`.numpy()`)"
-            elif write.via == "data" or site.form == "data" or ".data" in written:
+            elif write.via == "data":
                 how = "through `.data`"
             else:
                 how = "by a fused optimizer (no version bump)"
