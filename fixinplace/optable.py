@@ -64,6 +64,19 @@ class _NoneLiteral:
 NONE = _NoneLiteral()
 
 
+class _NotNone:
+    """A caller's argument known not to be None (a number literal), whose value is not otherwise kept."""
+
+    def __repr__(self) -> str:
+        return "NOT_NONE"
+
+    def __reduce__(self) -> str:
+        return "NOT_NONE"
+
+
+NOT_NONE = _NotNone()
+
+
 class ArgFact(NamedTuple):
     is_tensor: Tri  # None = could be a tensor or a Python scalar
     requires_grad: Tri  # None = unknown
@@ -84,6 +97,11 @@ def _known(fact: ArgFact | None) -> tuple[bool, Any]:
 
 def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
+
+
+class Written(NamedTuple):
+    item: str  # "input:1", "input:<kwname>": an argument the call writes in place (its version moves)
+    certain: bool  # written by every measured sample that looks like this call
 
 
 class Saved(NamedTuple):
@@ -251,6 +269,8 @@ class OpEntry:
                     known, value = _known(fact)
                     if known and not _same(value, values[key]):
                         return False
+                    if fact.value is NOT_NONE and values[key] is None:
+                        return False
         return True
 
     def _consistent_configs(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> list[set]:
@@ -289,6 +309,10 @@ class OpEntry:
         """What autograd keeps of this call, in the caller's terms (see module docstring)."""
         facts = self._caller(args, kwargs)
         variants, exact = self._select(facts)
+        # Samples that pass exactly the arguments the caller passes describe what it keeps best: `x.norm()` runs
+        # with the default `p`, not with the `p=0` of a sample that keeps nothing.
+        same = [v for v in variants if set(self._variant_info(v)[0]) == set(facts)] if exact else []
+        variants = same or variants
         if variants:
             runs: list[set] = []
             for v in variants:
@@ -315,6 +339,23 @@ class OpEntry:
             for items in self._consistent_configs(v, facts):
                 union |= items
         return sorted({Saved(self._render(k, args, kwargs), False) for k in union}, key=lambda s: s.item)
+
+    @property
+    def may_write(self) -> bool:
+        """Whether some measured call wrote one of its arguments in place."""
+        return any(v.get("writes") for v in self._variants)
+
+    def writes(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> list[Written]:
+        """The arguments this call writes in place, as measured (version bumps); ``certain`` when every sample
+        that looks like the call wrote it (``F.embedding(x, w, max_norm=1.0)`` writes ``w``)."""
+        variants, _ = self._select(self._caller(args, kwargs))
+        counts: dict[tuple[str, _Key], int] = {}
+        for v in variants:
+            for item in v.get("writes", ()):
+                key = self._item_key(item)
+                counts[key] = counts.get(key, 0) + 1
+        return sorted((Written(self._render(k, args, kwargs), n == len(variants)) for k, n in counts.items()),
+                      key=lambda w: w.item)
 
     def view_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> str:
         """Like ``view`` but over the samples that look like this call (``x[0:2]`` vs ``x[idx]``)."""
@@ -365,6 +406,12 @@ class ModuleEntry:
         self.buffers: list[str] = list(data["buffers"])
         self.dtype: str | None = data.get("dtype")  # the output's dtype against the input's (as OpEntry.dtype)
         self._samples: list[Mapping[str, Any]] = data["samples"]
+        # The one public function the forward calls: its name, where each of its arguments comes from
+        # ("input", "param:weight", "ctor:max_norm"), and the constructor's positional parameter names.
+        delegate = data.get("delegate") or {}
+        self.delegate: str | None = delegate.get("function")
+        self.delegate_arguments: Mapping[str, str] = delegate.get("arguments", {})
+        self.constructor: list[str] = list(delegate.get("constructor", ()))
 
     def __repr__(self) -> str:
         return f"ModuleEntry({self.name!r})"

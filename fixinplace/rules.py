@@ -39,7 +39,10 @@ SAVED_TENSOR_MUTATED = Rule(
         "by an inplace operation\". Which op saves what is generated from the installed PyTorch "
         "(`python -m fixinplace.tables`), per combination of inputs that require grad. The diagnostic is reported "
         "at the write only when a backward (explicit, or the caller's, for a value the function returns) needs "
-        "the saved tensor."
+        "the saved tensor. Indexing with tensors (`w[idx]`, `w[mask]`) saves the index tensors. Library calls that "
+        "write an argument, a parameter or a buffer in place are writes too, as the table measured them (version "
+        "bumps): `F.embedding(ids, w, max_norm=1.0)` and `nn.Embedding(..., max_norm=1.0)` renormalise the weight "
+        "on every lookup, even under `torch.no_grad()`."
     ),
     flagged=(
         "import torch\n"
@@ -60,6 +63,19 @@ SAVED_TENSOR_MUTATED = Rule(
         "h = torch.sigmoid(x * 3)\n"
         "h = F.relu(h, inplace=True)  # expect: FIP101\n"
         "h.sum().backward()\n",
+        "import torch\n"
+        "w = torch.randn(30, 6, requires_grad=True)\n"
+        "ids = torch.randint(0, 30, (8,))\n"
+        "loss = (w[ids] * 2.0).sum()\n"
+        "ids.add_(1)  # expect: FIP101\n"
+        "loss.backward()\n",
+        "import torch\n"
+        "from torch import nn\n"
+        "emb = nn.Embedding(12, 4, max_norm=1.0)\n"
+        "ids = torch.randint(0, 12, (3,))\n"
+        "loss = (emb(ids) @ emb.weight.t()).sum()\n"
+        "emb(ids + 1)  # expect: FIP101\n"
+        "loss.backward()\n",
     ),
     clean=(
         "import torch\n"

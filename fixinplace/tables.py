@@ -143,7 +143,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import torch
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "saved_tensors.json"
-FORMAT = 3  # 3: dtype relations of ops and modules, factories
+FORMAT = 4  # 4: arguments an op writes (variant "writes"), the function a module delegates to
 SEED = 0
 SENTINEL = 987654  # fits the 32-bit version counter
 MAX_SCAN = 150  # samples looked at per OpInfo
@@ -350,7 +350,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
     slots += [(k, kwargs[k]) for k in sorted(kwargs)]
     grad_slots = [key for key, v in slots if any(_grad_able(t) for t in _tensors_in(v))]
     saved_by_cfg: dict[str, list[str]] = {}
-    state = {"view": False, "differentiable": False, "outputs": 0, "dtype": None}
+    state = {"view": False, "differentiable": False, "outputs": 0, "dtype": None, "writes": []}
 
     def run(cfg: tuple[bool, ...]) -> bool:
         rg = dict(zip(grad_slots, cfg))
@@ -361,6 +361,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
             candidates += [(f"input:{i}", t) for t in _tensors_in(v)]
         for k in sorted(call_kwargs):
             candidates += [(f"input:{k}", t) for t in _tensors_in(call_kwargs[k])]
+        versions = [t._version for _, t in candidates]
         _seed()
         try:
             out = fn(*call_args, **call_kwargs)
@@ -368,6 +369,9 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
                 raise TypeError("NotImplemented")
         except Exception:
             return False
+        if not any(cfg):
+            # arguments the call writes in place (``F.embedding(..., max_norm=)`` renormalises its weight)
+            state["writes"] = sorted({name for (name, t), v in zip(candidates, versions) if t._version != v})
         outputs = _tensors_in(out)
         state["outputs"] = max(state["outputs"], len(outputs))
         if not any(cfg) and outputs:
@@ -413,7 +417,8 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
     for cfg in todo:
         if _cfg_key(cfg) not in saved_by_cfg and not run(cfg):
             counters.bump("configs_failed")
-    return {
+    extra = {"writes": state["writes"]} if state["writes"] else {}
+    return {**extra,
         "args": [_kind(v) for v in args],
         "kwargs": {k: _kind(v) for k, v in kwargs.items()},
         "values": {key: v for key, v in slots if _literal(v)},
@@ -1375,6 +1380,60 @@ def _module_inplace_method(cls, cargs, ckwargs, fargs, fkwargs, dtype) -> tuple[
     return _inplace_effect(run, x.to(dtype) if _grad_able(x) else x)
 
 
+def _module_delegate(cls, cargs, ckwargs, fargs, fkwargs, dtype, names: _Names) -> dict | None:
+    """The one public function a module's forward calls, and where each of its arguments comes from: the
+    forward's inputs, the module's parameters or buffers, or the constructor argument of the same name
+    (``nn.Embedding(max_norm=1.0)`` calls ``F.embedding(input, self.weight, ..., self.max_norm, ...)``).
+    None when the forward calls no public function or more than one."""
+    try:
+        _seed()
+        m = cls(*cargs, **ckwargs)
+        m.to(dtype)
+        ctor = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]
+        call_args = [_materialize(a, False) for a in fargs]
+        call_kwargs = {k: _materialize(v, False) for k, v in fkwargs.items()}
+        rec = _Recorder()
+        _seed()
+        with rec:
+            m(*call_args, **call_kwargs)
+    except Exception:
+        return None
+    calls = [(reach, cargs_, ckwargs_) for func, cargs_, ckwargs_ in rec.calls
+             for reach in [[r for r in names.resolve(func) if r.startswith("f:")]] if reach]
+    if len(calls) != 1:
+        return None
+    reach, fcall_args, fcall_kwargs = calls[0]
+    name = sorted(reach, key=lambda r: (len(r), r))[0][2:]
+    try:
+        fparams = [p.name for p in inspect.signature(names.functions[name]).parameters.values()]
+    except (TypeError, ValueError):
+        return None
+    inputs = [(("input" if i == 0 else f"input:{i}"), t) for i, t in enumerate(call_args)]
+    inputs += [(f"input:{k}", t) for k, t in call_kwargs.items()]
+    owned = [(f"param:{n}", p) for n, p in m.named_parameters()] + [(f"buffer:{n}", b) for n, b in m.named_buffers()]
+    sources: dict[str, str] = {}
+    passed = list(zip(fparams, fcall_args)) + [(k, v) for k, v in fcall_kwargs.items() if k in fparams]
+    for pname, value in passed:
+        same = next((item for item, t in inputs + owned if value is t), None)
+        if same is not None:
+            sources[pname] = same
+        elif pname in ctor and pname in ckwargs and _same_value(value, ckwargs[pname]):
+            sources[pname] = f"ctor:{pname}"
+        elif pname in ctor and _same_value(value, getattr(m, pname, _MISSING)):
+            sources[pname] = f"ctor:{pname}"
+    return {"function": name, "arguments": sources, "constructor": ctor}
+
+
+_MISSING = object()
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return a is b
+    return type(a) is type(b) and a == b
+
+
 def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple[dict, list[str]]:
     from torch.testing._internal.common_modules import module_db
 
@@ -1391,7 +1450,10 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
         measured: list[dict] = []
         seen: set[str] = set()
         inplace_effect = None
+        delegate = None
         for cargs, ckwargs, fargs, fkwargs, training in samples:
+            if delegate is None:
+                delegate = _module_delegate(cls, cargs, ckwargs, fargs, fkwargs, dtype, names)
             v = _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, dtype, training, counters)
             if v is None:
                 counters.bump("module_samples_failed")
@@ -1421,6 +1483,7 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
             "buffers": buffers,
             "dtype": _relation_of(v["dtype"] for v in measured),
             "samples": measured,
+            **({"delegate": delegate} if delegate else {}),
         }
         _log(verbose, f"  module {name}: {len(measured)} samples")
 

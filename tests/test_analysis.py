@@ -716,6 +716,82 @@ case("numpy_copy_is_not_an_alias", "ok", set(), """
 """)
 
 
+# Indexing with tensors keeps the index tensors (integer or boolean) for the backward.
+case("getitem_index_tensor_written_before_backward", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    w = torch.randn(30, 6, requires_grad=True)
+    neg = torch.randint(0, 30, (8, 4))
+    u = w[neg]
+    loss = (u * 2.0).sum()
+    neg.add_(1)
+    loss.backward()
+""")
+
+case("getitem_mask_written_before_backward", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    w = torch.randn(5, 4, requires_grad=True)
+    keep = w.detach() > 0
+    picked = w[:, 0][keep[:, 0]]
+    loss = picked.sum()
+    keep.fill_(True)
+    loss.backward()
+""")
+
+case("getitem_index_written_without_grad_safe", "ok", set(), """
+    import torch
+    w = torch.randn(30, 6)
+    neg = torch.randint(0, 30, (8, 4))
+    u = w[neg]
+    neg.add_(1)
+""")
+
+# Library calls that write an argument in place, as the table measured: `max_norm` renormalises the weight.
+case("embedding_max_norm_second_forward_breaks_tied_projection", "raises", {(7, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+    emb = nn.Embedding(12, 4, max_norm=1.0)
+    ids = torch.randint(0, 12, (3,))
+    logits = emb(ids) @ emb.weight.t()
+    loss = logits.sum()
+    emb(ids)
+    loss.backward()
+""")
+
+case("functional_embedding_max_norm_writes_weight_saved_by_pow", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    import torch.nn.functional as F
+    w = torch.randn(12, 4, requires_grad=True)
+    ids = torch.randint(0, 12, (3,))
+    penalty = w.pow(2).sum()
+    rows = F.embedding(ids, w, max_norm=1.0)
+    (penalty + rows.sum()).backward()
+""")
+
+case("embedding_max_norm_under_no_grad_still_writes", "raises", {(6, "FIP101", "error"), (8, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+    emb = nn.Embedding(12, 4, max_norm=1.0)
+    ids = torch.randint(0, 12, (3,))
+    reg = emb.weight.norm()
+    loss = emb(ids).sum() + reg
+    with torch.no_grad():
+        emb(ids)
+    loss.backward()
+""")
+
+case("embedding_without_max_norm_writes_nothing_safe", "ok", set(), """
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+    emb = nn.Embedding(12, 4)
+    ids = torch.randint(0, 12, (3,))
+    logits = emb(ids) @ emb.weight.t()
+    loss = logits.sum() + F.embedding(ids, emb.weight, max_norm=None).sum()
+    emb(ids)
+    loss.backward()
+""")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:
     source, expected, _ = CASES[name]

@@ -78,7 +78,7 @@ def test_shipped_file_shape(table):
     assert len(raw) < 5 * 1024 * 1024
     data = json.loads(raw)
     assert raw == json.dumps(data, indent=1, sort_keys=True) + "\n"  # canonical, so diffs are stable
-    assert data["format"] == 3
+    assert data["format"] == 4
     assert table.torch_version == data["torch_version"]
     stats = data["stats"]
     assert stats["ops"] > 500 and stats["methods"] > 250 and stats["modules"] > 100
@@ -551,3 +551,45 @@ def test_ground_truth_max_sort_topk():
         assert got == raises, label
     assert len(h0.max(1)) == 2 and len(h0.sort()) == 2 and len(h0.topk(2)) == 2
     assert len(torch.nn.functional.max_pool2d(h0[None, None], 2, return_indices=True)) == 2
+
+
+def test_library_writes_are_measured(table):
+    """`F.embedding(..., max_norm=1.0)` renormalises its weight in place (a version bump torch makes), without it
+    nothing is written; a number literal is known not to be None."""
+    from fixinplace.optable import NONE, NOT_NONE, Written
+
+    emb = table.function("torch.nn.functional.embedding")
+    assert emb.may_write
+    number = ArgFact(False, False, NOT_NONE)
+    assert emb.writes([N, T], {"max_norm": number}) == [Written("input:1", True)]
+    assert emb.writes([], {"input": N, "weight": T, "max_norm": number}) == [Written("input:weight", True)]
+    assert not any(w.certain for w in emb.writes([N, T], {"max_norm": ArgFact(False, False, NONE)}))
+    assert not any(w.certain for w in emb.writes([N, T], {}))  # max_norm left out: its default, None
+    assert table.function("torch.exp").writes([T], {}) == []
+    assert not table.function("torch.exp").may_write
+
+
+def test_module_delegate_is_measured(table):
+    """`nn.Embedding`'s forward calls `F.embedding` with its weight and its constructor's arguments."""
+    emb = table.module("Embedding")
+    assert emb.delegate == "torch.nn.functional.embedding"
+    assert emb.delegate_arguments["weight"] == "param:weight"
+    assert emb.delegate_arguments["max_norm"] == "ctor:max_norm"
+    assert emb.constructor[:4] == ["num_embeddings", "embedding_dim", "padding_idx", "max_norm"]
+
+
+def test_ground_truth_embedding_max_norm_bumps_the_weight_version():
+    torch = pytest.importorskip("torch")
+    emb = torch.nn.Embedding(6, 3, max_norm=0.5)
+    before = emb.weight._version
+    emb(torch.tensor([0, 1]))
+    assert emb.weight._version > before
+    plain = torch.nn.Embedding(6, 3)
+    before = plain.weight._version
+    plain(torch.tensor([0, 1]))
+    assert plain.weight._version == before
+
+
+def test_saves_prefer_samples_passing_the_same_arguments(table):
+    """`x.norm()` runs with the default `p` (it keeps its input and output), not with a sample's `p=0`."""
+    assert certain(table.method("norm").saves([T], {})) == {"input:0", "output"}

@@ -47,11 +47,13 @@ if TYPE_CHECKING:
 
 try:  # the table is shipped data; the analysis degrades to "unknown op" without it
     from fixinplace.optable import NONE as NONE_LITERAL
+    from fixinplace.optable import NOT_NONE
     from fixinplace.optable import ArgFact, OpTable
 except ImportError:  # pragma: no cover - only while the table module is absent
     ArgFact = None  # type: ignore[assignment]
     OpTable = None  # type: ignore[assignment]
     NONE_LITERAL = None
+    NOT_NONE = None
 
 BINOP_NAMES = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -355,6 +357,8 @@ class CallHandler:
             truth = getattr(value, "truth", None)
             if truth is not None and "value" in getattr(ArgFact, "_fields", ()):
                 return ArgFact(False, False, NONE_LITERAL if getattr(value, "is_none", False) else truth)
+            if getattr(value, "is_number", False) and "value" in getattr(ArgFact, "_fields", ()):
+                return ArgFact(False, False, NOT_NONE)
             return ArgFact(False, False)
         if isinstance(value, SeqValue):
             tensors = self.interp.tensors_in(value)
@@ -541,6 +545,9 @@ class CallHandler:
                 for out in outputs:
                     out.graph = frozenset()
             return result
+        if entry is not None and hasattr(entry, "writes"):
+            self.library_writes(entry, op, args, kwargs, facts, kwfacts, node, frame, arg_nodes,
+                                skip_self=inplace_target is not None)
         new_saves: list[Save] = []
         if entry is not None:
             for saved in entry.saves(facts, kwfacts):
@@ -570,6 +577,64 @@ class CallHandler:
         if inplace_target is not None:
             inplace_target.rg = tri_or(inplace_target.rg, rg_out)
         return result
+
+    def library_writes(self, entry, op: str, args: list, kwargs: dict, facts: list, kwfacts: dict, node: ast.AST,
+                       frame: "Frame", arg_nodes: list | None, *, skip_self: bool) -> None:
+        """The arguments a library call writes in place, as the table measured (`F.embedding(x, w, max_norm=1.0)`
+        renormalises `w`): a version bump on each, with no leaf check (torch writes them under no_grad)."""
+        for written in entry.writes(facts, kwfacts):
+            if not written.certain or (skip_self and written.item == "input:0"):
+                continue
+            target = self._saved_value(written.item, args, kwargs, [])
+            if not isinstance(target, TensorValue):
+                continue
+            key = written.item.split(":", 1)[1]
+            expr = (arg_nodes[int(key)] if key.isdigit() and arg_nodes is not None and int(key) < len(arg_nodes)
+                    else self._kw_node(node, key) if isinstance(node, ast.Call) else None)
+            pname = entry.signature[int(key)] if key.isdigit() and entry.signature and int(key) < len(
+                entry.signature) else key
+            why = f"measured under torch: `{op}` called like this bumps the version of its `{pname}`"
+            site = self.site(node, "library", op, written=expr, frame=frame, extra=(("library", why),))
+            self.record_write(frame, target, site, self._label(target, expr if expr is not None else node),
+                              leaf_check=False)
+
+    def module_library_writes(self, module: ModuleValue, args: list, kwargs: dict, node: ast.Call,
+                              frame: "Frame") -> None:
+        """Parameters and buffers a `torch.nn` module's forward writes in place through the one function it calls
+        (`nn.Embedding(max_norm=1.0)` calls `F.embedding`, which renormalises the weight), as the table measured
+        with the constructor's arguments of this module."""
+        entry = module.entry
+        function = self.table.function(entry.delegate) if self.table and getattr(entry, "delegate", None) else None
+        if function is None:
+            return
+        values: dict[str, Value] = {}
+        for pname, source in entry.delegate_arguments.items():
+            what, _, name = source.partition(":")
+            if what == "input":
+                index = int(name) if name.isdigit() else 0
+                value = kwargs.get(name) if name and not name.isdigit() else args[index] if index < len(args) else None
+            elif what == "param":
+                value = module.params.get(name)
+            elif what == "buffer":
+                value = module.buffers.get(name)
+            else:
+                value = module.constructor.get(name)  # left out: the function's default
+            if value is not None:
+                values[pname] = value
+        for written in function.writes([], {k: self.fact(v) for k, v in values.items()}):
+            pname = written.item.split(":", 1)[1]
+            source = entry.delegate_arguments.get(pname, "")
+            if not written.certain or not source.startswith(("param:", "buffer:")) or pname not in values:
+                continue
+            target = values[pname]
+            ctor = module.node
+            owned = source.split(":", 1)[1]
+            what = f"`{owned}`" if owned == pname else f"`{owned}` (its `{pname}`)"
+            why = (f"measured under torch: `nn.{module.kind}` calls `{entry.delegate}`, which, with the constructor "
+                   f"arguments at line {getattr(ctor, 'lineno', '?')}, writes the module's {what}")
+            site = self.site(node, "library", entry.delegate.rpartition(".")[2], frame=frame,
+                             extra=(("library", why),))
+            self.record_write(frame, target, site, getattr(target, "label", pname), leaf_check=False)
 
     @staticmethod
     def _save_site(item: str, node: ast.AST, arg_nodes: list | None, outputs: int, view: str,
@@ -1172,6 +1237,8 @@ class CallHandler:
         entry = self.table.module(kind) if self.table else None
         module.entry = entry
         if entry is not None:
+            names = getattr(entry, "constructor", [])
+            module.constructor = {**{n: v for n, v in zip(names, args)}, **kwargs}
             for pname in entry.parameters:
                 module.params[pname] = self._param(node, label, pname)
             for bname in entry.buffers:
@@ -1296,6 +1363,7 @@ class CallHandler:
         inputs = self.tensors(list(args) + list(kwargs.values()))
         rg_out: Tri = tri_or(input_rg, params_rg) if frame.grad_mode is not False else False
         graph = self.graph_of(inputs, rg_out) | (self.leaf_uses(params) if rg_out is not False else frozenset())
+        self.module_library_writes(module, args, kwargs, node, frame)
         if module.inplace and isinstance(x, TensorValue):
             op = entry.inplace_method or module.kind.lower() + "_"
             ctor = module.node
@@ -1550,10 +1618,12 @@ class CallHandler:
         """`basic` (a view), `advanced` (a copy) or `unknown`, evaluating the index expressions."""
         return self.index_info(index, frame, base)[0]
 
-    def index_info(self, index: ast.AST, frame: "Frame", base: ast.AST | None = None) -> tuple[str, tuple[str, ...]]:
+    def index_info(self, index: ast.AST, frame: "Frame", base: ast.AST | None = None,
+                   tensors: list | None = None) -> tuple[str, tuple[str, ...]]:
         """The index's kind (`index_kind`) and the kind of each of its parts: `full` (`:`), `slice`, `ellipsis`,
         `int` (a Python number), `mask_of_target` (a boolean mask computed elementwise from the indexed tensor
-        `base` itself: `y > 0`, `torch.isnan(y)`), `int_tensor`, `bool_tensor`, `other`."""
+        `base` itself: `y > 0`, `torch.isnan(y)`), `int_tensor`, `bool_tensor`, `other`. Each part known to be a
+        tensor is appended to `tensors` as (expression, value)."""
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
         kinds = set()
         described = []
@@ -1576,6 +1646,8 @@ class CallHandler:
                 described.append("int" if not getattr(value, "is_str", False) else "other")
             elif isinstance(value, SeqValue) or (isinstance(value, TensorValue) and value.is_tensor is True):
                 kinds.add("advanced")
+                if tensors is not None and isinstance(value, TensorValue):
+                    tensors.append((part, value))
                 if base is not None and self._mask_of(part, base, frame):
                     described.append("mask_of_target")
                 elif isinstance(value, TensorValue) and value.dtype in ("int64", "bool"):
@@ -1625,7 +1697,8 @@ class CallHandler:
         if isinstance(base, TensorValue) and base.is_tensor is None and self._str_index(node.slice, frame):
             return UNKNOWN  # `params["lr"]`: a mapping, not a tensor
         if isinstance(base, TensorValue):
-            kind = self.index_kind(node.slice, frame)
+            index_tensors: list = []
+            kind, _ = self.index_info(node.slice, frame, tensors=index_tensors)
             label = self.text(node)
             if kind == "basic":
                 return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, label, base.maybe_groups, base.is_tensor,
@@ -1637,6 +1710,8 @@ class CallHandler:
             if kind == "unknown":
                 result.maybe_groups = tuple(g for g, _ in base.all_groups())
                 result.leaf_rg = None if base.leaf_rg else False
+            elif rg is not False:
+                result.graph = result.graph | frozenset(self.index_saves(node, base, index_tensors, frame))
             return result
         if isinstance(base, DictValue):
             if isinstance(node.slice, ast.Constant) and node.slice.value in base.items:
@@ -1656,6 +1731,22 @@ class CallHandler:
         if isinstance(base, SeqValue) and base.items:
             return self.interp.element_value(base, base.items)
         return UNKNOWN
+
+    def index_saves(self, node: ast.Subscript, base: TensorValue, index_tensors: list, frame: "Frame") -> list[Save]:
+        """`base[idx]` with tensor indices: autograd keeps the index tensors themselves (integer or boolean) for
+        the backward, as the table measures for `Tensor.__getitem__` with a tensor key."""
+        entry = self.table.method("__getitem__") if self.table else None
+        if entry is None:
+            return []
+        saved = {s.item: s for s in entry.saves([self.fact(base), ArgFact(True, False)], {})}
+        if "input:1" not in saved:
+            return []
+        saves: list[Save] = []
+        for part, value in index_tensors:
+            certain = saved["input:1"].certain and base.rg is True and frame.grad_mode is True
+            saves += self.record_save(frame, value, "index", f"index `{value.label}`", node, certain,
+                                      operand=part)
+        return saves
 
     def _str_index(self, index: ast.AST, frame: "Frame") -> bool:
         if isinstance(index, ast.Constant):

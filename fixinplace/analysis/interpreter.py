@@ -76,6 +76,8 @@ FALSE.truth = False  # type: ignore[attr-defined]
 NONE = ScalarValue()
 NONE.truth = False  # type: ignore[attr-defined]
 NONE.is_none = True  # type: ignore[attr-defined]
+NUMBER = ScalarValue()
+NUMBER.is_number = True  # type: ignore[attr-defined]  # a number literal: known not to be None
 
 
 def constant_value(value: object) -> ScalarValue:
@@ -88,6 +90,8 @@ def constant_value(value: object) -> ScalarValue:
         return FALSE
     if value is None:
         return NONE
+    if isinstance(value, (int, float, complex)):
+        return NUMBER
     return SCALAR
 
 _TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"} | {
@@ -165,7 +169,8 @@ def join_values(a: Value | None, b: Value | None) -> Value:
     if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
         same = getattr(a, "truth", None) == getattr(b, "truth", None) and \
             getattr(a, "is_str", False) == getattr(b, "is_str", False) and \
-            getattr(a, "is_none", False) == getattr(b, "is_none", False)
+            getattr(a, "is_none", False) == getattr(b, "is_none", False) and \
+            getattr(a, "is_number", False) == getattr(b, "is_number", False)
         return a if same else SCALAR
     if isinstance(a, TensorValue) and not isinstance(b, TensorValue):
         return _maybe(a)

@@ -110,6 +110,13 @@ class Reporter:
                 f"Step after that backward, or recompute the loss after the step"
             )
             code = PARAMETERS_UPDATED_BEFORE_BACKWARD.code
+        elif site.form == "library":
+            why = dict(site.info.get("extra", ())).get("library", "")
+            message = (
+                f"`{site.text}` writes `{written}` in place{via} ({why}): {save_text}; the backward of "
+                f"{backward_label}{at} then fails (\"modified by an inplace operation\")"
+            )
+            code = SAVED_TENSOR_MUTATED.code
         else:
             ctor = site.info.get("module_ctor")
             by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else ""

@@ -230,6 +230,7 @@ class ModuleValue(Value):
     training: Tri = True
     entry: object = None  # optable.ModuleEntry
     node: ast.AST | None = None  # the constructor call
+    constructor: dict = field(default_factory=dict)  # constructor parameter name -> the value passed
 
 
 @dataclass(eq=False)
