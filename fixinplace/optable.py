@@ -402,6 +402,8 @@ class ModuleEntry:
         self.qualname: str = data["qualname"]
         self.inplace_param: bool = bool(data["inplace_param"])
         self.inplace_method: str | None = data.get("inplace_method")
+        # with inplace=True, the backward keeps the tensor the module wrote (ReLU, LeakyReLU, ELU; not SiLU)
+        self.inplace_saves_written: bool = bool(data.get("inplace_saves_written"))
         self.parameters: list[str] = list(data["parameters"])
         self.buffers: list[str] = list(data["buffers"])
         self.dtype: str | None = data.get("dtype")  # the output's dtype against the input's (as OpEntry.dtype)
@@ -507,6 +509,11 @@ class OpTable:
     def inplace_functions(self) -> dict[str, str]:
         """Function with an ``inplace`` parameter -> the in-place builtin it calls when ``inplace=True``."""
         return {q: d["method"] for q, d in self._data["inplace_functions"].items() if d.get("method")}
+
+    def inplace_saves_written(self, qualname: str) -> bool:
+        """Whether a function called with ``inplace=True`` keeps the tensor it wrote for the backward
+        (``F.leaky_relu(x, inplace=True)`` does; ``F.silu`` does not), as measured."""
+        return bool((self._data["inplace_functions"].get(qualname) or {}).get("saves_written"))
 
     def factory_dtype(self, qualname: str) -> str | None:
         """The dtype a factory gives a tensor made from sizes alone (`torch.zeros(2, 3)`: "float32"), or None when

@@ -1194,8 +1194,11 @@ def _profiled_inplace_calls(fn: Callable) -> list[str]:
 _SHAPES = ((2, 3, 2, 4, 5), (2, 3, 4, 5), (2, 3, 4), (2, 3))  # batched first
 
 
-def _inplace_effect(run: Callable[[bool, torch.Tensor], Any], x_proto: torch.Tensor) -> tuple[str | None, bool] | None:
-    """(in-place builtin called with inplace=True, data write) or None when it does not run."""
+def _inplace_effect(run: Callable[[bool, torch.Tensor], Any],
+                    x_proto: torch.Tensor) -> tuple[str | None, bool, bool | None] | None:
+    """(in-place builtin called with inplace=True, data write, whether the backward keeps the tensor it wrote) or
+    None when it does not run. The last is measured on a non-leaf that requires grad (None: not measurable):
+    `leaky_relu_` keeps its result where `leaky_relu` keeps its input, so a second in-place write breaks it."""
     try:
         x = x_proto.detach().clone()
         _seed()
@@ -1207,7 +1210,18 @@ def _inplace_effect(run: Callable[[bool, torch.Tensor], Any], x_proto: torch.Ten
     except Exception:
         return None
     new = [n for n in inpl if n not in plain]
-    return (new[0] if new else None), wrote
+    keeps: bool | None = None
+    if _grad_able(x_proto):
+        try:
+            leaf = x_proto.detach().clone().requires_grad_(True)
+            written = leaf.clone()
+            _seed()
+            out = run(True, written)
+            saved = _saved_tensors(_autograd_nodes(_tensors_in(out) + [written], set()))
+            keeps = bool(any(_probe([("written", written)], saved)))
+        except Exception:
+            keeps = None
+    return (new[0] if new else None), wrote, keeps
 
 
 def _measure_inplace_functions(op_db: list, names: _Names, counters: _Counters) -> dict:
@@ -1263,8 +1277,9 @@ def _measure_inplace_functions(op_db: list, names: _Names, counters: _Counters) 
             counters.bump("inplace_functions_not_callable")
             out[qual] = {"method": None, "data_write": None, "tensor_method": False}
             continue
-        method, wrote = effect
-        out[qual] = {"method": method, "data_write": wrote, "tensor_method": method in names.methods}
+        method, wrote, keeps = effect
+        out[qual] = {"method": method, "data_write": wrote, "tensor_method": method in names.methods,
+                     "saves_written": keeps}
     return out
 
 
@@ -1479,6 +1494,7 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
             "inplace_param": inplace_param,
             "inplace_method": inplace_effect[0] if inplace_effect else None,
             "inplace_data_write": inplace_effect[1] if inplace_effect else None,
+            "inplace_saves_written": inplace_effect[2] if inplace_effect else None,
             "parameters": params,
             "buffers": buffers,
             "dtype": _relation_of(v["dtype"] for v in measured),

@@ -792,6 +792,46 @@ case("embedding_without_max_norm_writes_nothing_safe", "ok", set(), """
 """)
 
 
+# `leaky_relu_`, `relu_`, `elu_` keep the tensor they wrote (measured); `silu_` does not.
+case("two_inplace_leaky_relus_in_a_row", "raises", {(4, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+    net = nn.Sequential(nn.Linear(4, 4), nn.LeakyReLU(0.2, inplace=True), nn.LeakyReLU(0.2, inplace=True))
+    net(torch.randn(2, 4)).sum().backward()
+""")
+
+case("functional_inplace_leaky_relu_then_inplace_write", "raises", {(5, "FIP101", "error")}, """
+    import torch
+    import torch.nn.functional as F
+    w = torch.randn(4, 4, requires_grad=True)
+    h = F.leaky_relu(torch.randn(2, 4) @ w, 0.2, inplace=True)
+    h.mul_(2.0)
+    h.sum().backward()
+""")
+
+case("two_inplace_silus_in_a_row_safe", "ok", set(), """
+    import torch
+    from torch import nn
+    net = nn.Sequential(nn.Linear(4, 4), nn.SiLU(inplace=True), nn.SiLU(inplace=True))
+    net(torch.randn(2, 4)).sum().backward()
+""")
+
+# A loop whose first iteration makes a carried tensor require grad: the save starts in the second iteration,
+# the write that breaks it comes in the third.
+case("loop_buffer_saved_from_the_second_iteration", "raises", {(8, "FIP101", "error")}, """
+    import torch
+    w = torch.randn(4, 4, requires_grad=True)
+    h = torch.zeros(2, 4)
+    mask = torch.empty(2, 4)
+    probs = torch.full((2, 4), 0.8)
+    n = int(torch.randint(3, 5, ()).item())
+    for t in range(n):
+        torch.bernoulli(probs, out=mask)
+        h = torch.tanh((h * mask) @ w)
+    h.sum().backward()
+""")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:
     source, expected, _ = CASES[name]

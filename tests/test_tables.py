@@ -593,3 +593,14 @@ def test_ground_truth_embedding_max_norm_bumps_the_weight_version():
 def test_saves_prefer_samples_passing_the_same_arguments(table):
     """`x.norm()` runs with the default `p` (it keeps its input and output), not with a sample's `p=0`."""
     assert certain(table.method("norm").saves([T], {})) == {"input:0", "output"}
+
+
+def test_inplace_variants_that_keep_what_they_wrote(table):
+    """Measured: `leaky_relu_`, `relu_`, `elu_` keep their result for the backward (a second in-place write breaks
+    them); `silu_`, `hardtanh_`, `dropout_` do not."""
+    for name in ("leaky_relu", "relu", "elu"):
+        assert table.inplace_saves_written(f"torch.nn.functional.{name}"), name
+    for name in ("silu", "hardtanh", "dropout"):
+        assert not table.inplace_saves_written(f"torch.nn.functional.{name}"), name
+    assert table.module("LeakyReLU").inplace_saves_written
+    assert not table.module("SiLU").inplace_saves_written

@@ -865,8 +865,15 @@ class CallHandler:
                               certain=inplace_certain)
             if inplace_value is True:
                 kwargs.pop("inplace", None)
-                return self.apply_op(entry, last, args, kwargs, node, frame, inplace_target=target,
-                                     arg_nodes=self.arg_nodes(node, args))
+                result = self.apply_op(entry, last, args, kwargs, node, frame, inplace_target=target,
+                                       arg_nodes=self.arg_nodes(node, args))
+                if self.table and self.table.inplace_saves_written(name) and target.rg is not False \
+                        and frame.grad_mode is not False:
+                    # `F.leaky_relu(x, inplace=True)` keeps its result (the tensor it wrote) for the backward
+                    certain = target.rg is True and frame.grad_mode is True
+                    target.graph = target.graph | frozenset(self.record_save(frame, target, op, "output", node,
+                                                                             certain))
+                return result
         kwargs.pop("inplace", None)
         if not self.tensors(list(args) + list(kwargs.values())):
             # A factory (torch.zeros, torch.tensor, ...): a fresh leaf, requiring grad when asked to.
@@ -1343,6 +1350,9 @@ class CallHandler:
             try:
                 for child in module.children:
                     value = self.dispatch(child, [value], {}, node, frame)
+                    if isinstance(value, TensorValue) and not value.group.named and value.label == self.text(node):
+                        kind = getattr(child, "kind", None) or getattr(getattr(child, "cls", None), "name", "module")
+                        value.label = value.group.label = f"output of {kind} in {self.text(node)}"
                     inner.append(id(value))  # the next module's input is a temporary nobody else holds
                     self._intermediates.add(id(value))
             finally:
@@ -1370,9 +1380,10 @@ class CallHandler:
             ctor_span = Span(*self.report.span(ctor)) if ctor is not None else None
             # Inside a Sequential, a module after the first writes the previous module's output: a temporary.
             written = node.args[0] if node.args and id(x) not in self._intermediates else None
+            label = (self._label(x, node.args[0] if node.args else node) if written is not None
+                     else x.label)
             self.record_write(frame, x, self.site(node, "inplace_module", op, module_ctor=ctor_span,
-                                                  written=written, frame=frame),
-                              self._label(x, node.args[0] if node.args else node))
+                                                  written=written, frame=frame), label)
             result = x
             result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
         else:
@@ -1382,6 +1393,10 @@ class CallHandler:
         if rg_out is False:
             return result
         saves: list[Save] = []
+        if module.inplace and getattr(entry, "inplace_saves_written", False) and isinstance(x, TensorValue):
+            # `leaky_relu_` keeps its result (the tensor it wrote) where `leaky_relu` keeps its input
+            certain = rg_out is True and frame.grad_mode is True
+            saves += self.record_save(frame, result, entry.inplace_method or module.kind, "output", node, certain)
         nodes = self.arg_nodes(node, args)
         for saved in entry.saves(input_rg, params_rg, module.training):
             item = saved.item

@@ -41,6 +41,7 @@ from fixinplace.analysis.values import (
 )
 
 MAX_INLINE_DEPTH = 4
+MAX_LOOP_PASSES = 3  # passes over a loop body the analysis cannot unroll
 MAX_UNROLL = 16
 STEP_BUDGET = 400_000  # abstract statement executions per file; beyond it calls stop being inlined
 
@@ -568,21 +569,33 @@ class Interpreter:
                 frame.loop_tags = frame.loop_tags[:-1]
         else:
             element = self.element_value(iterable, items)
-            for index in range(2):
-                frame.loop_tags = frame.loop_tags + ((id(stmt), index),)
-                self.assign(stmt.target, element, frame, stmt)
-                self.exec_block(stmt.body, frame)
-                frame.loop_tags = frame.loop_tags[:-1]
+            self.loop_passes(stmt, frame, lambda: self.assign(stmt.target, element, frame, stmt))
         self.exec_block(stmt.orelse, frame)
+
+    def loop_passes(self, stmt: ast.For | ast.While, frame: Frame, start) -> None:
+        """Run a loop body whose iterations the analysis cannot count: twice (a save in one iteration, the write
+        in the next), and once more when the first pass changed which local tensors require grad (`h = f(h * mask)`
+        with `h` fresh: only from the second iteration on does the product save `mask`, so its write shows in the
+        third)."""
+        states = [self.grad_state(frame)]  # before each pass
+        for index in range(MAX_LOOP_PASSES):
+            if index >= 2 and states[index - 2] == states[index - 1]:
+                break  # the pass before last changed nothing: the last pass saw every save a write can break
+            frame.loop_tags = frame.loop_tags + ((id(stmt), index),)
+            start()
+            self.exec_block(stmt.body, frame)
+            frame.loop_tags = frame.loop_tags[:-1]
+            states.append(self.grad_state(frame))
+
+    @staticmethod
+    def grad_state(frame: Frame) -> dict:
+        """Which local names hold tensors that require grad (True, False or unknown)."""
+        return {name: value.rg for name, value in frame.env.items() if isinstance(value, TensorValue)}
 
     stmt_AsyncFor = stmt_For
 
     def stmt_While(self, stmt: ast.While, frame: Frame) -> None:
-        for index in range(2):
-            frame.loop_tags = frame.loop_tags + ((id(stmt), index),)
-            self.eval(stmt.test, frame)
-            self.exec_block(stmt.body, frame)
-            frame.loop_tags = frame.loop_tags[:-1]
+        self.loop_passes(stmt, frame, lambda: self.eval(stmt.test, frame))
         self.exec_block(stmt.orelse, frame)
 
     def iteration_items(self, iterable: Value) -> list | None:
