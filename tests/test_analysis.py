@@ -832,6 +832,34 @@ case("loop_buffer_saved_from_the_second_iteration", "raises", {(8, "FIP101", "er
 """)
 
 
+# `model.modules()` of a class defined in the file lists the modules it holds: a max-norm constraint applied to
+# them between the forward and the backward writes a weight the second Linear saved.
+case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(6, 8)
+            self.fc2 = nn.Linear(8, 3)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x)))
+
+    def apply_max_norm(model):
+        with torch.no_grad():
+            for m in model.modules():
+                if isinstance(m, nn.Linear):
+                    m.weight.renorm_(2, 0, 1.0)
+
+    model = MLP()
+    loss = model(torch.randn(4, 6)).sum()
+    apply_max_norm(model)
+    loss.backward()
+""")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:
     source, expected, _ = CASES[name]

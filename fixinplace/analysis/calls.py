@@ -1304,9 +1304,31 @@ class CallHandler:
                         value.label = f"self.{key.value}"
                     module.attrs[key.value] = value
             return SCALAR
-        if name in ("children", "modules") and isinstance(module, ModuleValue):
-            return SeqValue(list(module.children))
+        if name in ("children", "modules"):
+            found = self.submodules(module, recursive=name == "modules")
+            return SeqValue(([module] if name == "modules" else []) + found)
         return self.generic_op(name, args, kwargs, node, frame, is_tensor=None)
+
+    def submodules(self, module, recursive: bool, seen: set | None = None) -> list:
+        """The modules a module holds (a container's items, a class's module attributes and lists of modules), in
+        the order it holds them; with `recursive`, theirs too (as `nn.Module.modules()` lists them)."""
+        seen = seen if seen is not None else {id(module)}
+        direct: list = []
+        if isinstance(module, ModuleValue):
+            direct = list(module.children)
+        elif isinstance(module, InstanceValue):
+            for value in module.attrs.values():
+                items = value.items if isinstance(value, SeqValue) else [value]
+                direct += [item for item in items if isinstance(item, (ModuleValue, InstanceValue))]
+        out: list = []
+        for child in direct:
+            if id(child) in seen:
+                continue
+            seen.add(id(child))
+            out.append(child)
+            if recursive:
+                out += self.submodules(child, True, seen)
+        return out
 
     def _set_training(self, module, flag: bool) -> None:
         if isinstance(module, ModuleValue):
