@@ -49,6 +49,8 @@ INPLACE_FLAG_NAMES = (
 #: test checks that every such name in the shipped table is covered). Matched as substrings, case-insensitively.
 LIBRARY_WRITE_NAMES = ("embedding", "instance_norm", "instancenorm", "module_load")
 
+_NAMES = INPLACE_FLAG_NAMES + LIBRARY_WRITE_NAMES
+
 # Each pattern starts with a literal character (so `re` scans for it quickly) and is as loose as is cheap.
 _PATTERNS = tuple(re.compile(p) for p in (
     r"_(?<=[^\W_]_)(?!\w)",  # an identifier ending in one `_`: add_, relu_, zeros_ (not dunders: they end in `__`)
@@ -75,5 +77,4 @@ def might_write_in_place(source: str) -> bool:
     if any(p.search(source) for p in _PATTERNS):
         return True
     lowered = source.lower()
-    # substrings: looser than whole words
-    return any(name in lowered for name in INPLACE_FLAG_NAMES) or any(name in lowered for name in LIBRARY_WRITE_NAMES)
+    return any(name in lowered for name in _NAMES)  # substrings: looser than whole words

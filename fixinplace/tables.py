@@ -1433,9 +1433,8 @@ def _module_delegate(cls, cargs, ckwargs, fargs, fkwargs, dtype, names: _Names) 
         same = next((item for item, t in inputs + owned if value is t), None)
         if same is not None:
             sources[pname] = same
-        elif pname in ctor and pname in ckwargs and _same_value(value, ckwargs[pname]):
-            sources[pname] = f"ctor:{pname}"
-        elif pname in ctor and _same_value(value, getattr(m, pname, _MISSING)):
+        elif pname in ctor and (_same_value(value, ckwargs.get(pname, _MISSING))
+                                or _same_value(value, getattr(m, pname, _MISSING))):
             sources[pname] = f"ctor:{pname}"
     return {"function": name, "arguments": sources, "constructor": ctor}
 

@@ -545,7 +545,7 @@ class CallHandler:
                 for out in outputs:
                     out.graph = frozenset()
             return result
-        if entry is not None and hasattr(entry, "writes"):
+        if entry is not None:
             self.library_writes(entry, op, args, kwargs, facts, kwfacts, node, frame, arg_nodes,
                                 skip_self=inplace_target is not None)
         new_saves: list[Save] = []
@@ -604,7 +604,7 @@ class CallHandler:
         (`nn.Embedding(max_norm=1.0)` calls `F.embedding`, which renormalises the weight), as the table measured
         with the constructor's arguments of this module."""
         entry = module.entry
-        function = self.table.function(entry.delegate) if self.table and getattr(entry, "delegate", None) else None
+        function = self.table.function(entry.delegate) if self.table and entry.delegate else None
         if function is None:
             return
         values: dict[str, Value] = {}
@@ -635,6 +635,12 @@ class CallHandler:
             site = self.site(node, "library", entry.delegate.rpartition(".")[2], frame=frame,
                              extra=(("library", why),))
             self.record_write(frame, target, site, getattr(target, "label", pname), leaf_check=False)
+
+    def keeps_written(self, frame: "Frame", written: TensorValue, op: str, node: ast.AST) -> list[Save]:
+        """The save of an in-place op that keeps the tensor it wrote for the backward (`leaky_relu_` keeps its
+        result where `leaky_relu` keeps its input; measured by the table), made after its write."""
+        certain = written.rg is True and frame.grad_mode is True
+        return self.record_save(frame, written, op, "output", node, certain)
 
     @staticmethod
     def _save_site(item: str, node: ast.AST, arg_nodes: list | None, outputs: int, view: str,
@@ -869,10 +875,7 @@ class CallHandler:
                                        arg_nodes=self.arg_nodes(node, args))
                 if self.table and self.table.inplace_saves_written(name) and target.rg is not False \
                         and frame.grad_mode is not False:
-                    # `F.leaky_relu(x, inplace=True)` keeps its result (the tensor it wrote) for the backward
-                    certain = target.rg is True and frame.grad_mode is True
-                    target.graph = target.graph | frozenset(self.record_save(frame, target, op, "output", node,
-                                                                             certain))
+                    target.graph = target.graph | frozenset(self.keeps_written(frame, target, op, node))
                 return result
         kwargs.pop("inplace", None)
         if not self.tensors(list(args) + list(kwargs.values())):
@@ -1244,8 +1247,7 @@ class CallHandler:
         entry = self.table.module(kind) if self.table else None
         module.entry = entry
         if entry is not None:
-            names = getattr(entry, "constructor", [])
-            module.constructor = {**{n: v for n, v in zip(names, args)}, **kwargs}
+            module.constructor = {**dict(zip(entry.constructor, args)), **kwargs}
             for pname in entry.parameters:
                 module.params[pname] = self._param(node, label, pname)
             for bname in entry.buffers:
@@ -1415,10 +1417,8 @@ class CallHandler:
         if rg_out is False:
             return result
         saves: list[Save] = []
-        if module.inplace and getattr(entry, "inplace_saves_written", False) and isinstance(x, TensorValue):
-            # `leaky_relu_` keeps its result (the tensor it wrote) where `leaky_relu` keeps its input
-            certain = rg_out is True and frame.grad_mode is True
-            saves += self.record_save(frame, result, entry.inplace_method or module.kind, "output", node, certain)
+        if module.inplace and entry.inplace_saves_written and isinstance(x, TensorValue):
+            saves += self.keeps_written(frame, result, entry.inplace_method or module.kind, node)
         nodes = self.arg_nodes(node, args)
         for saved in entry.saves(input_rg, params_rg, module.training):
             item = saved.item
@@ -1778,9 +1778,9 @@ class CallHandler:
         saved = {s.item: s for s in entry.saves([self.fact(base), ArgFact(True, False)], {})}
         if "input:1" not in saved:
             return []
+        certain = saved["input:1"].certain and base.rg is True and frame.grad_mode is True
         saves: list[Save] = []
         for part, value in index_tensors:
-            certain = saved["input:1"].certain and base.rg is True and frame.grad_mode is True
             saves += self.record_save(frame, value, "index", f"index `{value.label}`", node, certain,
                                       operand=part)
         return saves

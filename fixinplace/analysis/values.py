@@ -133,7 +133,7 @@ class Site:
     """The source location of one in-place write, shared by every abstract execution of it."""
 
     node: ast.AST
-    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer
+    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | library
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write
     # `fixinplace.facts.WriteFacts` fields known when the site is first seen (where it is, what it writes), and
