@@ -45,13 +45,15 @@ HAZARD_LABELS = ("raises-saved", "raises-leaf", "silent")
 
 @dataclass
 class Case:
-    """One program of a set."""
+    """One program of a set: `program.py` and the sibling modules it imports (`sources`, relative to the folder),
+    and the intended program's entry (`intended.py`, or `intended/program.py` when a sibling module changes)."""
 
     name: str
     folder: Path
     label: str
     family: str
-    has_intended: bool
+    sources: tuple[str, ...]
+    intended: Path | None
 
 
 @dataclass
@@ -73,7 +75,9 @@ def load_cases(folder: Path) -> list[Case]:
     cases = []
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and (p / "case.json").exists()):
         meta = json.loads((sub / "case.json").read_text(encoding="utf-8"))
-        cases.append(Case(sub.name, sub, meta["label"], meta.get("family", ""), (sub / "intended.py").exists()))
+        sources = tuple(sorted(p.name for p in sub.glob("*.py") if p.name != "intended.py"))
+        intended = next((p for p in (sub / "intended.py", sub / "intended" / "program.py") if p.exists()), None)
+        cases.append(Case(sub.name, sub, meta["label"], meta.get("family", ""), sources, intended))
     return cases
 
 
@@ -84,8 +88,11 @@ def _fixinplace(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           env=env, timeout=3600)
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _digest(folder: Path, sources: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for name in sources:
+        digest.update(name.encode() + b"\0" + (folder / name).read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def detection(work: Path, cases: list[Case]) -> dict[str, str]:
@@ -104,13 +111,13 @@ def apply_fixes(work: Path, cases: list[Case], unsafe: bool) -> dict[str, bool]:
     """`fix --apply` on the whole copy, then again; whether each file was left alone by the second run."""
     args = ["fix", "--apply", "--quiet"] + (["--unsafe-fixes"] if unsafe else []) + ["."]
     _fixinplace(*args, cwd=work)
-    first = {c.name: _digest(work / c.name / "program.py") for c in cases}
+    first = {c.name: _digest(work / c.name, c.sources) for c in cases}
     _fixinplace(*args, cwd=work)
-    return {c.name: _digest(work / c.name / "program.py") == first[c.name] for c in cases}
+    return {c.name: _digest(work / c.name, c.sources) == first[c.name] for c in cases}
 
 
 CHILD = r'''
-import importlib.util, json, math, random, sys, traceback
+import importlib.util, json, math, os, random, sys, traceback
 import torch
 
 def load(path, name):
@@ -120,6 +127,13 @@ def load(path, name):
     return module
 
 def run(path, tag):
+    # The program's folder goes first on sys.path so that `import models` finds its sibling module; the sibling
+    # modules an earlier program imported under the same names are forgotten first.
+    folder = os.path.dirname(os.path.abspath(path))
+    for sibling in os.listdir(folder):
+        if sibling.endswith(".py"):
+            sys.modules.pop(sibling[:-3], None)
+    sys.path.insert(0, folder)
     random.seed(0)
     torch.manual_seed(0)
     try:
@@ -134,6 +148,8 @@ def run(path, tag):
         return "crash", f"RuntimeError: {text.splitlines()[0][:200] if text else ''}"
     except BaseException as e:
         return "crash", f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+    finally:
+        sys.path.remove(folder)
 
 def same(a, b):
     if isinstance(a, dict) and isinstance(b, dict):
@@ -236,13 +252,14 @@ def score_set(folder: Path, keep: Path | None) -> list[CaseScore]:
             copies[mode] = work / mode
             for case in cases:
                 (copies[mode] / case.name).mkdir(parents=True)
-                shutil.copy2(case.folder / "program.py", copies[mode] / case.name / "program.py")
+                for source in case.sources:
+                    shutil.copy2(case.folder / source, copies[mode] / case.name / source)
         found = detection(copies["original"], cases)
         stable = {mode: apply_fixes(copies[mode], cases, unsafe=(mode == "unsafe")) for mode in MODES}
-        changed = {mode: {c.name: (copies[mode] / c.name / "program.py").read_bytes()
-                          != (c.folder / "program.py").read_bytes() for c in cases} for mode in MODES}
+        changed = {mode: {c.name: _digest(copies[mode] / c.name, c.sources) != _digest(c.folder, c.sources)
+                          for c in cases} for mode in MODES}
         jobs = [{"name": c.name, "original": str(copies["original"] / c.name / "program.py"),
-                 "intended": str(c.folder / "intended.py") if c.has_intended else None,
+                 "intended": str(c.intended) if c.intended else None,
                  "patched": {m: str(copies[m] / c.name / "program.py") for m in MODES if changed[m][c.name]}}
                 for c in cases]
         runs = run_programs(jobs)
