@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -834,6 +835,50 @@ case("loop_buffer_saved_from_the_second_iteration", "raises", {(8, "FIP101", "er
 
 # `model.modules()` of a class defined in the file lists the modules it holds: a max-norm constraint applied to
 # them between the forward and the backward writes a weight the second Linear saved.
+case("counter_in_a_loop_does_not_decide_a_branch", "raises", {(7, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    step = 0
+    for batch in torch.randn(6, 3):
+        y = (x + batch).exp()
+        if step % 5 == 4:
+            y.add_(1)
+        y.sum().backward()
+        step += 1
+""")
+
+case("constants_decide_conditional_expression", "raises", {(5, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    layers = ["exp", "scale"]
+    y = x.exp() if layers[0] == "exp" and len(layers) > 1 else x * 2
+    y.add_(1)
+    y.sum().backward()
+""")
+
+for _index, _runtime, _expect in ((0, "ok", set()), (1, "raises", {(8, "FIP101", "error")})):
+    case(f"enumerate_index_{_index}_decides_the_branch", _runtime, _expect, f"""
+        import torch
+        import torch.nn as nn
+        blocks = nn.ModuleList([nn.Linear(3, 3), nn.Sigmoid(), nn.Linear(3, 3)])
+        x = torch.randn(2, 3)
+        for i, block in enumerate(blocks):
+            x = block(x)
+            if i == {_index}:
+                x.mul_(2)
+        x.sum().backward()
+    """)
+
+for _cut, _runtime, _expect in ((1, "ok", set()), (2, "raises", {(6, "FIP101", "error")})):
+    case(f"list_slices_{_cut}_build_the_sequential", _runtime, _expect, f"""
+        import torch
+        import torch.nn as nn
+        layers = [nn.Sigmoid(), nn.ReLU(inplace=True), nn.Linear(3, 3)]
+        net = nn.Sequential(*layers[:{_cut}], nn.Linear(3, 3), *layers[{_cut}:])
+        x = torch.randn(2, 3, requires_grad=True)
+        net(x).sum().backward()
+    """)
+
 case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "error")}, """
     import torch
     from torch import nn
@@ -986,3 +1031,12 @@ def test_info_on_an_argument_of_unknown_provenance_claims_no_safety() -> None:
     found = [d for d in analyze_module(ast.parse(source), source, "arg.py")]
     assert [(d.line, d.code, d.severity.value) for d in found] == [(4, "FIP900", "info")]
     assert "is safe" not in found[0].message and "a caller the analysis cannot see" in found[0].message
+
+
+def test_analysis_import_graph_is_one_way():
+    """The interpreter builds on op/call handling and the shared frame module; those never import it back."""
+    folder = Path(__file__).resolve().parent.parent / "fixinplace" / "analysis"
+    for name in ("calls.py", "moves.py", "frame.py", "values.py"):
+        tree = ast.parse((folder / name).read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert "fixinplace.analysis.interpreter" not in imported, f"{name} imports the interpreter"

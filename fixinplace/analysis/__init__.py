@@ -11,7 +11,7 @@ def analyze_module(tree: ast.Module, source: str, path: str) -> list[Diagnostic]
     """All hazard diagnostics (every severity, before suppression/selection) for one parsed file."""
     from fixinplace.analysis.interpreter import Interpreter
 
-    interp = Interpreter(tree, source, path, table=None)
+    interp = Interpreter(tree, source, path)
     interp.run()
     interp.report.safe_writes(interp.calls.write_sites)
     return interp.report.diagnostics()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from fixinplace.analysis.values import (
     SCALAR,
@@ -32,18 +31,19 @@ from fixinplace.analysis.values import (
     Value,
     Write,
     compatible,
+    constant_value,
+    fold_binop,
     next_seq,
     tri_or,
+    truth_value,
 )
 
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.callers import argument_is_private, returns_other_than
+from fixinplace.analysis.frame import MAX_INLINE_DEPTH, STEP_BUDGET, Evaluator, Frame, join_values
 from fixinplace.analysis.liveness import read_after
 from fixinplace.analysis.moves import move_facts
 from fixinplace.facts import Operand, Span, Statement
-
-if TYPE_CHECKING:
-    from fixinplace.analysis.interpreter import Frame, Interpreter
 
 try:  # the table is shipped data; the analysis degrades to "unknown op" without it
     from fixinplace.optable import NONE as NONE_LITERAL
@@ -107,7 +107,7 @@ def const_bool(node: ast.AST | None) -> Tri:
 class CallHandler:
     """The op semantics; shares the interpreter's state."""
 
-    def __init__(self, interp: "Interpreter") -> None:
+    def __init__(self, interp: Evaluator) -> None:
         self.interp = interp
         self.table = OpTable.load() if OpTable is not None else None
         self.consumed: set[Save] = set()  # the saves themselves: an id can be reused once one is freed
@@ -139,7 +139,7 @@ class CallHandler:
             self._sites[key] = site
         return site
 
-    def write_facts(self, node: ast.AST, written: ast.AST | None, frame: "Frame", operands: list | None) -> dict:
+    def write_facts(self, node: ast.AST, written: ast.AST | None, frame: Frame, operands: list | None) -> dict:
         """Where the write sits and what it writes: root name and its kind, operands, enclosing statement,
         grad mode, and whether the root name is read afterwards."""
         facts: dict = {}
@@ -172,12 +172,12 @@ class CallHandler:
                                            assigned)
         facts["grad_mode"] = {True: "on", False: "off", None: "unknown"}[frame.grad_mode]
         if frame.grad_mode is False:
-            no_grad = getattr(frame, "no_grad_stmt", None)
+            no_grad = frame.no_grad_stmt
             if no_grad is not None:
                 facts["grad_on_line"] = no_grad.lineno  # the last statement run with grad on
         return facts
 
-    def _chain(self, stmt: ast.stmt, root: str, frame: "Frame") -> tuple[tuple[str, ...], bool, bool]:
+    def _chain(self, stmt: ast.stmt, root: str, frame: Frame) -> tuple[tuple[str, ...], bool, bool]:
         """The in-place methods of a statement that is a chain of them on `root` (`img.sub_(m).div_(s)`: div_,
         sub_), when there are two or more; whether every operand of every link keeps root's dtype (a number, a
         function of root, a tensor known to have root's dtype); and whether one is known to have another dtype."""
@@ -195,7 +195,7 @@ class CallHandler:
         promotes = dtype is not None and any(self._static_dtype(o, frame) not in (None, dtype) for o in operands)
         return tuple(ops), all(self._keeps_dtype(o, root, dtype, frame) for o in operands), promotes
 
-    def _static_dtype(self, node: ast.AST, frame: "Frame") -> str | None:
+    def _static_dtype(self, node: ast.AST, frame: Frame) -> str | None:
         """The dtype of a tensor operand written as names and arithmetic (`self.alpha * self.prior`), when known;
         None for numbers and unknowns."""
         if isinstance(node, ast.BinOp):
@@ -205,7 +205,7 @@ class CallHandler:
         value = self._lookup(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else None
         return value.dtype if isinstance(value, TensorValue) else None
 
-    def _keeps_dtype(self, node: ast.AST, root: str, dtype: str | None, frame: "Frame") -> bool:
+    def _keeps_dtype(self, node: ast.AST, root: str, dtype: str | None, frame: Frame) -> bool:
         """An operand that keeps `root`'s dtype: a number, a function of root, a tensor of its (known) dtype, or
         an arithmetic combination of those."""
         if self._follows(node, root, frame):
@@ -235,10 +235,10 @@ class CallHandler:
             return [(v, None) for v in values]
         return list(zip(values, nodes))
 
-    def operand_facts(self, value: Value, node: ast.AST | None, root: str, frame: "Frame") -> Operand:
+    def operand_facts(self, value: Value, node: ast.AST | None, root: str, frame: Frame) -> Operand:
         """What the fix stage needs to know about one operand of a write."""
         text = self.text(node) if node is not None else ""
-        if isinstance(value, ScalarValue) and not getattr(value, "is_str", False) and not getattr(value, "is_none", False):
+        if isinstance(value, ScalarValue) and not value.is_str and not value.is_none:
             return Operand("number", text, follows_target=True)
         if isinstance(value, TensorValue):
             follows = node is not None and bool(root) and self._follows(node, root, frame)
@@ -254,7 +254,7 @@ class CallHandler:
         "reciprocal", "expand_as", "vector_norm", "frobenius_norm", "logcumsumexp", "cummax", "cummin",
     }
 
-    def _follows(self, node: ast.AST, root: str, frame: "Frame") -> bool:
+    def _follows(self, node: ast.AST, root: str, frame: Frame) -> bool:
         """Whether an operand expression is computed only from `root` (and Python numbers) by ops that keep its
         dtype and do not make it larger (`x.amax(1, keepdim=True)`, `x.norm(dim=-1, keepdim=True) + eps`)."""
         if isinstance(node, ast.Constant):
@@ -263,8 +263,7 @@ class CallHandler:
             return True
         if isinstance(node, (ast.Name, ast.Attribute)):
             value = self._lookup(node, frame)
-            return isinstance(value, ScalarValue) and not getattr(value, "is_str", False) \
-                and not getattr(value, "is_none", False)
+            return isinstance(value, ScalarValue) and not value.is_str and not value.is_none
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self._follows(node.operand, root, frame)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)):
@@ -286,7 +285,7 @@ class CallHandler:
             return self._follows(receiver, root, frame) and all(self._is_constant(c, frame) for c in constants)
         return False
 
-    def _is_constant(self, node: ast.AST, frame: "Frame") -> bool:
+    def _is_constant(self, node: ast.AST, frame: Frame) -> bool:
         """A literal or a name of a Python number/bool/None (a `dim`, `keepdim`, `p` argument)."""
         if isinstance(node, ast.Constant):
             return True
@@ -299,7 +298,7 @@ class CallHandler:
         return False
 
     @staticmethod
-    def _lookup(node: ast.AST, frame: "Frame") -> Value | None:
+    def _lookup(node: ast.AST, frame: Frame) -> Value | None:
         """The value of a name or attribute chain (`eps`, `self.eps`) without running anything."""
         if isinstance(node, ast.Name):
             return frame.lookup(node.id)
@@ -316,7 +315,7 @@ class CallHandler:
         entry = self.table.method(method) if self.table else None
         return entry is not None and entry.view != "never"
 
-    def root_of(self, written: ast.AST, frame: "Frame") -> tuple[str, str]:
+    def root_of(self, written: ast.AST, frame: Frame) -> tuple[str, str]:
         """The variable a written expression goes back to (`x` for `x.t()[0]`) and its kind:
         local, argument, global, attribute or other."""
         node = written
@@ -331,7 +330,7 @@ class CallHandler:
                 break
         if isinstance(node, ast.Name):
             name = node.id
-            passed = getattr(frame, "param_values", {})
+            passed = frame.param_values
             if name in passed and frame.env.get(name) is passed[name]:
                 return name, "argument"  # still the caller's object (not rebound in the function)
             if frame.function == "<module>" or name in frame.env:
@@ -354,10 +353,10 @@ class CallHandler:
         if isinstance(value, TensorValue):
             return ArgFact(value.is_tensor, value.rg)
         if isinstance(value, ScalarValue):
-            truth = getattr(value, "truth", None)
+            truth = value.truth if value.kind in ("bool", "none") else None  # True/False/None (not `0`)
             if truth is not None and "value" in getattr(ArgFact, "_fields", ()):
-                return ArgFact(False, False, NONE_LITERAL if getattr(value, "is_none", False) else truth)
-            if getattr(value, "is_number", False) and "value" in getattr(ArgFact, "_fields", ()):
+                return ArgFact(False, False, NONE_LITERAL if value.is_none else truth)
+            if value.is_number and "value" in getattr(ArgFact, "_fields", ()):
                 return ArgFact(False, False, NOT_NONE)
             return ArgFact(False, False)
         if isinstance(value, SeqValue):
@@ -383,7 +382,7 @@ class CallHandler:
         return frozenset(t.group.use for t in tensors if t.leaf_rg is True or (t.leaf_rg is None and t.rg is not False))
 
     @staticmethod
-    def output_rg(frame: "Frame", tensors: list[TensorValue], differentiable: bool = True) -> Tri:
+    def output_rg(frame: Frame, tensors: list[TensorValue], differentiable: bool = True) -> Tri:
         """Whether an op's output requires grad: some input does, the op is differentiable, grad mode is on."""
         if not tensors or frame.grad_mode is False or not differentiable:
             return False
@@ -397,7 +396,7 @@ class CallHandler:
         return frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors)
 
     # =========================================================================================== events
-    def record_save(self, frame: "Frame", value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
+    def record_save(self, frame: Frame, value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
                     operand: ast.AST | None = None, clonable: bool = False) -> list[Save]:
         """Autograd saves `value` (every group it may be) at the groups' current versions.
 
@@ -424,7 +423,7 @@ class CallHandler:
                 ))
         return saves
 
-    def record_write(self, frame: "Frame", value: Value, site: Site, label: str, *, silent: bool = False,
+    def record_write(self, frame: Frame, value: Value, site: Site, label: str, *, silent: bool = False,
                      leaf_check: bool = True, certain: bool = True) -> None:
         """An in-place write to `value`: the leaf check, then a version bump on every group it may be."""
         if not isinstance(value, TensorValue) or value.is_tensor is False:
@@ -463,7 +462,7 @@ class CallHandler:
                 why = value.group.origin_detail or "a leaf that requires grad"
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True)
             elif (value.leaf_rg is None and value.group.origin == "arg" and certain and site.form != "out"
-                  and not getattr(frame, "mutates_on_request", False)):
+                  and not frame.mutates_on_request):
                 # Writing a caller's `out=` buffer, or an argument of an API with an `inplace` parameter, is what
                 # the caller asked for: the hazard, if any, is at the call site.
                 self.report.leaf(site, label, f"`{value.group.label}` is an argument of `{frame.function}` whose "
@@ -479,7 +478,7 @@ class CallHandler:
                                          certain=write.certain, silent=True, label=label, allowed=frame.allow_mutation,
                                          stmts=stmts, via=group.origin))
 
-    def backward(self, frame: "Frame", value: Value, node: ast.AST, label: str, *, implicit: bool = False,
+    def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:
         """A backward through `value`: every save it needs must still be at its saved version."""
         for tensor in self.interp.tensors_in(value):
@@ -494,7 +493,7 @@ class CallHandler:
                     if not (compatible(write.path, save.path) and compatible(write.path, frame.path)):
                         continue
                     self.report.invalidated(write, save, label, line, certain=save.certain and write.certain,
-                                            move=move_facts(self.interp, frame, write, tensor))
+                                            move=move_facts(self.interp, frame, write, tensor, self.parameters_of))
             if not implicit:
                 for item in tensor.graph:
                     if isinstance(item, LeafUse):
@@ -505,7 +504,7 @@ class CallHandler:
                         self.consumed.add(save)
 
     # =========================================================================================== ops
-    def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,
+    def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: Frame, *,
                  result_is_tensor: Tri = True, inplace_target: TensorValue | None = None,
                  arg_nodes: list | None = None) -> Value:
         """Run an op from the table: outputs, requires-grad, view-ness, and the saves it records.
@@ -579,7 +578,7 @@ class CallHandler:
         return result
 
     def library_writes(self, entry, op: str, args: list, kwargs: dict, facts: list, kwfacts: dict, node: ast.AST,
-                       frame: "Frame", arg_nodes: list | None, *, skip_self: bool) -> None:
+                       frame: Frame, arg_nodes: list | None, *, skip_self: bool) -> None:
         """The arguments a library call writes in place, as the table measured (`F.embedding(x, w, max_norm=1.0)`
         renormalises `w`): a version bump on each, with no leaf check (torch writes them under no_grad)."""
         for written in entry.writes(facts, kwfacts):
@@ -599,7 +598,7 @@ class CallHandler:
                               leaf_check=False)
 
     def module_library_writes(self, module: ModuleValue, args: list, kwargs: dict, node: ast.Call,
-                              frame: "Frame") -> None:
+                              frame: Frame) -> None:
         """Parameters and buffers a `torch.nn` module's forward writes in place through the one function it calls
         (`nn.Embedding(max_norm=1.0)` calls `F.embedding`, which renormalises the weight), as the table measured
         with the constructor's arguments of this module."""
@@ -636,7 +635,7 @@ class CallHandler:
                              extra=(("library", why),))
             self.record_write(frame, target, site, getattr(target, "label", pname), leaf_check=False)
 
-    def keeps_written(self, frame: "Frame", written: TensorValue, op: str, node: ast.AST) -> list[Save]:
+    def keeps_written(self, frame: Frame, written: TensorValue, op: str, node: ast.AST) -> list[Save]:
         """The save of an in-place op that keeps the tensor it wrote for the backward (`leaky_relu_` keeps its
         result where `leaky_relu` keeps its input; measured by the table), made after its write."""
         certain = written.rg is True and frame.grad_mode is True
@@ -674,7 +673,7 @@ class CallHandler:
             return args[index] if index < len(args) else None
         return kwargs.get(key)
 
-    def generic_op(self, op: str, args: list, kwargs: dict, node: ast.AST, frame: "Frame", *,
+    def generic_op(self, op: str, args: list, kwargs: dict, node: ast.AST, frame: Frame, *,
                    is_tensor: Tri = None, receiver: TensorValue | None = None) -> Value:
         """A call the analysis cannot see into: it may save any definite tensor argument and its output.
 
@@ -699,7 +698,7 @@ class CallHandler:
         return result
 
     # =========================================================================================== attributes
-    def attribute(self, base: Value, attr: str, node: ast.AST, frame: "Frame") -> Value:
+    def attribute(self, base: Value, attr: str, node: ast.AST, frame: Frame) -> Value:
         """`base.attr`."""
         if isinstance(base, QualName):
             return QualName(f"{base.name}.{attr}")
@@ -737,19 +736,19 @@ class CallHandler:
 
     def tensor_attribute(self, base: TensorValue, attr: str, node: ast.AST) -> Value:
         if attr == "data":
-            data_group = getattr(base.group, "data_group", None)
+            data_group = base.group.data_group
             if data_group is None:
                 data_group = Group(label=f"{base.group.label}.data", line=getattr(node, "lineno", 0),
                                    origin="data", silent_of=base.group)
-                base.group.data_group = data_group  # type: ignore[attr-defined]
+                base.group.data_group = data_group
             return TensorValue(data_group, False, False, frozenset(), f"{base.label}.data", is_tensor=base.is_tensor,
                                dtype=base.dtype)
         if attr == "grad":
-            grad = getattr(base.group, "grad_value", None)
+            grad = base.group.grad_value
             if grad is None:
                 grad = TensorValue(Group(label=f"{base.group.label}.grad", line=getattr(node, "lineno", 0),
                                          origin="grad"), False, False, frozenset(), f"{base.label}.grad")
-                base.group.grad_value = grad  # type: ignore[attr-defined]
+                base.group.grad_value = grad
             return grad
         if attr in VIEW_ATTRS:
             return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, self.text(node), base.maybe_groups,
@@ -759,7 +758,7 @@ class CallHandler:
         return MethodRef(base, attr)
 
     # =========================================================================================== calls
-    def call(self, node: ast.Call, frame: "Frame") -> Value:
+    def call(self, node: ast.Call, frame: Frame) -> Value:
         """Evaluate a call expression."""
         func = self.interp.eval(node.func, frame)
         args: list[Value] = []
@@ -775,9 +774,11 @@ class CallHandler:
             value = self.interp.eval(kw.value, frame)
             if kw.arg is not None:
                 kwargs[kw.arg] = value
+            elif isinstance(value, DictValue):  # `**dd` with `dd = {"device": device, "dtype": dtype}`
+                kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
         return self.dispatch(func, args, kwargs, node, frame)
 
-    def dispatch(self, func: Value, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def dispatch(self, func: Value, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Call an evaluated callee."""
         if isinstance(func, QualName):
             return self.call_qualname(func.name, args, kwargs, node, frame)
@@ -798,7 +799,7 @@ class CallHandler:
         return self.generic_op("call", args, kwargs, node, frame)
 
     # ------------------------------------------------------------------------------------ qualified names
-    def call_qualname(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def call_qualname(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Calls of importable names: torch functions, nn classes, optimizers, builtins."""
         if name.startswith("builtins."):
             return self.call_builtin(name[9:], args, kwargs, node, frame)
@@ -806,7 +807,7 @@ class CallHandler:
             return GradModeCtx(GRAD_CONTEXTS[name])
         if name in SET_GRAD_ENABLED:
             ctx = GradModeCtx(const_bool(node.args[0]) if node.args else None)
-            ctx.applies_now = True  # type: ignore[attr-defined]  # also a plain call, not only a context
+            ctx.applies_now = True
             return ctx
         if name in ALLOW_MUTATION:
             return AllowMutationCtx()
@@ -929,7 +930,7 @@ class CallHandler:
                 return (value, True) if value is not None else (None, False)
         return False, True
 
-    def write_out(self, frame: "Frame", out: Value, node: ast.Call, op: str) -> Value:
+    def write_out(self, frame: Frame, out: Value, node: ast.Call, op: str) -> Value:
         """`op(..., out=buf)` writes `buf` in place (autograd refuses out= when an input requires grad)."""
         site = self.site(node, "out", op, written=self._kw_node(node, "out"), frame=frame)
         self.record_write(frame, out, site, self._label(out, node, kw="out"))
@@ -962,17 +963,15 @@ class CallHandler:
             return self.text(node.func.value)
         return getattr(value, "label", None) or self.text(node)
 
-    def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         if name == "range":
-            value = ScalarValue()
-            value.is_range = True  # type: ignore[attr-defined]
-            return value
+            return ScalarValue(is_range=True)
         if name in ("list", "tuple") and args:
             return args[0] if isinstance(args[0], (SeqValue, ParamsValue)) else UNKNOWN
         if name == "enumerate" and args:
             items = self.interp.iteration_items(args[0])
             if items is not None:
-                return SeqValue([SeqValue([SCALAR, item]) for item in items])
+                return SeqValue([SeqValue([constant_value(index), item]) for index, item in enumerate(items)])
             return UNKNOWN
         if name == "zip" and args:
             lists = [self.interp.iteration_items(a) for a in args]
@@ -989,7 +988,6 @@ class CallHandler:
             if len(args) == 1:
                 return UNKNOWN
             result = args[0]
-            from fixinplace.analysis.interpreter import join_values
 
             for a in args[1:]:
                 result = join_values(result, a)
@@ -1022,13 +1020,13 @@ class CallHandler:
             items.extend(part.items)
         return SeqValue(items)
 
-    def generic_sum(self, tensors: list[TensorValue], node: ast.AST, frame: "Frame") -> Value:
+    def generic_sum(self, tensors: list[TensorValue], node: ast.AST, frame: Frame) -> Value:
         """`sum(list_of_tensors)`: additions save nothing; the result needs every input's saves."""
         rg = tri_or(*[t.rg for t in tensors]) if frame.grad_mode is not False else False
         return self.fresh_tensor(node, rg, self.text(node), graph=self.graph_of(tensors, rg))
 
     # ------------------------------------------------------------------------------------ tensor methods
-    def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`receiver.name(...)` for any receiver."""
         if isinstance(receiver, TensorValue):
             return self.tensor_method(receiver, name, args, kwargs, node, frame)
@@ -1041,8 +1039,10 @@ class CallHandler:
                 self.zero_grad(receiver.params, node)
             return SCALAR
         if isinstance(receiver, SeqValue):
-            if frame.path or frame.loop_tags:
-                receiver.imprecise = True  # type: ignore[attr-defined]  # items now depend on the path taken
+            if frame.path:
+                receiver.imprecise = True  # items now depend on the path taken
+            if frame.loop_tags:
+                receiver.open_ended = True
             if name in ("append", "insert") and args:
                 receiver.items.append(args[-1])
             elif name == "extend" and args:
@@ -1078,7 +1078,7 @@ class CallHandler:
             return d.items.pop(key, UNKNOWN)
         return UNKNOWN
 
-    def tensor_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def tensor_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         if name == "backward":
             self.backward(frame, t, node, f"`{self._receiver_text(node)}`", retain=self._retains(node))
             return SCALAR
@@ -1097,8 +1097,8 @@ class CallHandler:
             if name in NDARRAY_COPIES:
                 return UNKNOWN  # a new array: no longer the tensor's memory
             if name in NDARRAY_WRITES:
-                site = self.site(node, "method", name, written=node.func.value, frame=frame)  # type: ignore[attr-defined]
-                self.record_write(frame, t, site, self._label(t, node.func.value), leaf_check=False)  # type: ignore[attr-defined]
+                site = self.site(node, "method", name, written=node.func.value, frame=frame)
+                self.record_write(frame, t, site, self._label(t, node.func.value), leaf_check=False)
                 return SCALAR
             if "out" in kwargs:
                 self.numpy_call(f"numpy.ndarray.{name}", args, kwargs, node, frame)
@@ -1145,17 +1145,17 @@ class CallHandler:
         `t` silently (as a `.data` write does). Modelled as a group of its own whose writes reach `t`'s."""
         groups = []
         for group, _ in t.all_groups():
-            alias = getattr(group, "numpy_group", None)
+            alias = group.numpy_group
             if alias is None:
                 alias = Group(label=f"{group.label}.numpy()", line=getattr(node, "lineno", 0), origin="numpy",
                               origin_detail=f"a NumPy array sharing `{group.label}`'s memory (`.numpy()` at line "
                                             f"{getattr(node, 'lineno', 0)})", silent_of=group)
-                group.numpy_group = alias  # type: ignore[attr-defined]
+                group.numpy_group = alias
             groups.append(alias)
         return TensorValue(groups[0], False, False, frozenset(), self.text(node), tuple(groups[1:]),
                            is_tensor=t.is_tensor, dtype=t.dtype)
 
-    def numpy_call(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> None:
+    def numpy_call(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> None:
         """NumPy functions that write an array given to them: `out=` and `np.copyto(dst, ...)`; only arrays that
         share a tensor's memory matter here."""
         op = name.rsplit(".", 1)[-1]
@@ -1204,7 +1204,7 @@ class CallHandler:
             if flag:
                 t.group.origin_detail = t.group.origin_detail or f"{how} at line {node.lineno}"
 
-    def inplace_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def inplace_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`t.add_(...)` and friends: a write, then the saves of the out-of-place op on the new value."""
         info = self.table.inplace_method(name) if self.table else None
         if info is not None and info.data_write is False:
@@ -1269,7 +1269,7 @@ class CallHandler:
         """The default dtype, unless the file may change it (`torch.set_default_dtype`)."""
         return None if "set_default_dtype" in self.interp.source else dtypes.DEFAULT_FLOAT
 
-    def module_method(self, module, name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def module_method(self, module, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Methods of modules: parameters(), eval(), train(), to(), forward(), ..."""
         if name in ("parameters", "named_parameters"):
             return ParamsValue(self.parameters_of(module), f"the parameters of `{module.label}`")
@@ -1366,7 +1366,7 @@ class CallHandler:
                             out.extend(self.parameters_of(item, seen))
         return out
 
-    def call_module(self, module: ModuleValue, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def call_module(self, module: ModuleValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Apply a `torch.nn` module: what it saves comes from the table."""
         if module.kind == "Sequential":
             value = args[0] if args else UNKNOWN
@@ -1447,7 +1447,7 @@ class CallHandler:
         result.graph = graph | result.graph | frozenset(saves)
         return result
 
-    def call_instance(self, inst: InstanceValue, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def call_instance(self, inst: InstanceValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`model(x)` for a file-defined class: runs its `forward` (or `__call__`)."""
         for name in ("forward", "__call__"):
             fn = self.interp.lookup_class_attr(inst.cls, name)
@@ -1456,7 +1456,7 @@ class CallHandler:
         params = self.parameters_of(inst)
         return self.generic_op(inst.cls.name, list(args) + params, kwargs, node, frame, is_tensor=None)
 
-    def instantiate(self, cls: ClassValue, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def instantiate(self, cls: ClassValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Construct a file-defined class, running its `__init__`."""
         inst = InstanceValue(cls=cls, label=f"<{cls.name}>")
         init = self.interp.lookup_class_attr(cls, "__init__")
@@ -1464,7 +1464,7 @@ class CallHandler:
             self.call_function(init, args, kwargs, node, frame, self_value=inst)
         return inst
 
-    def super_call(self, sup: "SuperValue", name: str, args: list, kwargs: dict, node: ast.Call, frame: "Frame") -> Value:
+    def super_call(self, sup: "SuperValue", name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`super().name(...)`: run the file-defined base's method, if any."""
         inst = sup.instance
         owner = sup.owner
@@ -1500,7 +1500,7 @@ class CallHandler:
         fused = any(k.arg == "fused" and const_bool(k.value) is True for k in node.keywords)
         return OptimizerValue(kind=kind, label=f"<{kind}>", params=params, fused=fused, params_label=label)
 
-    def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: "Frame") -> None:
+    def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: Frame) -> None:
         """`optimizer.step()`: every parameter that has a `.grad` is updated in place (silently when fused)."""
         site = self.site(node, "optimizer", "step", extra=(("fused", str(opt.fused)),))  # no frame: no write facts
         site.optimizer = opt
@@ -1523,10 +1523,9 @@ class CallHandler:
                 param.group.has_grad = False
 
     # ------------------------------------------------------------------------------------ inlining
-    def call_function(self, fn: FunctionValue, args: list, kwargs: dict, node: ast.AST, frame: "Frame",
+    def call_function(self, fn: FunctionValue, args: list, kwargs: dict, node: ast.AST, frame: Frame,
                       self_value: Value | None = None) -> Value:
         """Run a file-defined function with the caller's abstract arguments (bounded depth, no recursion)."""
-        from fixinplace.analysis.interpreter import MAX_INLINE_DEPTH, STEP_BUDGET, Frame, join_values
 
         interp = self.interp
         fn_node = fn.node
@@ -1542,16 +1541,16 @@ class CallHandler:
                           path=frame.path, function=frame.function, unknown_context=frame.unknown_context,
                           depth=frame.depth + 1, loop_tags=frame.loop_tags)
             return interp.eval(fn_node.body, inner)
-        env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=self._has_spread(node))
+        env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=self._unknown_spread(node, frame))
         inner = Frame(
             env=env, globals=fn.env,
             grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
             allow_mutation=frame.allow_mutation, path=frame.path, function=fn.qualname,
             unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
         )
-        inner.owner = getattr(fn, "owner_class", None)  # type: ignore[attr-defined]
-        inner.param_values = dict(env)  # type: ignore[attr-defined]
-        inner.self_value = self_value  # type: ignore[attr-defined]
+        inner.owner = fn.owner_class
+        inner.param_values = dict(env)
+        inner.self_value = self_value
         interp.inlined.add(id(fn_node))
         interp.call_stack.append(fn_node)
         try:
@@ -1565,14 +1564,20 @@ class CallHandler:
             result = join_values(result, other)
         return result
 
-    @staticmethod
-    def _has_spread(node: ast.AST) -> bool:
-        """Whether a call passes `*args` or `**kwargs` (which parameters they fill is not known)."""
-        return isinstance(node, ast.Call) and (
-            any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords))
+    def _unknown_spread(self, node: ast.AST, frame: Frame) -> bool:
+        """Whether a call passes `*args` or `**kwargs` whose content is not known (which parameters they fill is
+        not known): a name holding a list or a dict with known keys is known."""
+        if not isinstance(node, ast.Call):
+            return False
+        for expr, kind in [(a.value, SeqValue) for a in node.args if isinstance(a, ast.Starred)] + \
+                [(kw.value, DictValue) for kw in node.keywords if kw.arg is None]:
+            value = frame.lookup(expr.id) if isinstance(expr, ast.Name) else None
+            if not isinstance(value, kind) or (isinstance(value, SeqValue) and (value.imprecise or value.open_ended)):
+                return True
+        return False
 
     def bind_arguments(self, fn: FunctionValue, args: list, kwargs: dict, self_value: Value | None,
-                       frame: "Frame", spread: bool = False) -> dict:
+                       frame: Frame, spread: bool = False) -> dict:
         """Map call arguments onto a function's parameters (with `spread`, a parameter the call does not name may
         have been passed through `*args`/`**kwargs`: unknown, not its default)."""
         node = fn.node
@@ -1606,12 +1611,10 @@ class CallHandler:
 
     @staticmethod
     def _default(node: ast.AST) -> Value:
-        from fixinplace.analysis.interpreter import constant_value
-
         return constant_value(node.value) if isinstance(node, ast.Constant) else UNKNOWN
 
     # =========================================================================================== operators
-    def binop(self, node: ast.BinOp, left: Value, right: Value, frame: "Frame") -> Value:
+    def binop(self, node: ast.BinOp, left: Value, right: Value, frame: Frame) -> Value:
         name = BINOP_NAMES.get(type(node.op))
         if name is None:
             return UNKNOWN
@@ -1622,7 +1625,7 @@ class CallHandler:
         elif isinstance(right, TensorValue):
             receiver, other, dunder = right, left, f"__r{name}__"
         elif isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
-            return SCALAR
+            return fold_binop(node.op, left, right)
         else:
             return UNKNOWN
         entry = self.table.method(dunder) if self.table else None
@@ -1633,14 +1636,16 @@ class CallHandler:
         return self.apply_op(entry, name, [receiver, other], {}, node, frame, result_is_tensor=is_tensor,
                              arg_nodes=nodes)
 
-    def unaryop(self, node: ast.UnaryOp, operand: Value, frame: "Frame") -> Value:
+    def unaryop(self, node: ast.UnaryOp, operand: Value, frame: Frame) -> Value:
         if isinstance(node.op, ast.Not):
-            from fixinplace.analysis.interpreter import FALSE, TRUE
-
-            truth = getattr(operand, "truth", None) if isinstance(operand, ScalarValue) else None
-            return SCALAR if truth is None else (FALSE if truth else TRUE)
+            return truth_value(None if operand.truth is None else not operand.truth) \
+                if isinstance(operand, ScalarValue) else SCALAR
+        if isinstance(operand, ScalarValue):
+            if isinstance(node.op, ast.USub) and operand.is_number and operand.known:
+                return ScalarValue(kind="number", constant=-operand.constant)  # type: ignore[operator]
+            return ScalarValue(kind=operand.kind if operand.is_number else "")
         if not isinstance(operand, TensorValue):
-            return SCALAR if isinstance(operand, ScalarValue) else UNKNOWN
+            return UNKNOWN
         if isinstance(node.op, ast.UAdd):
             return operand
         dunder = UNARY_NAMES[type(node.op)]
@@ -1651,11 +1656,11 @@ class CallHandler:
                              arg_nodes=[node.operand])
 
     # =========================================================================================== indexing
-    def index_kind(self, index: ast.AST, frame: "Frame", base: ast.AST | None = None) -> str:
+    def index_kind(self, index: ast.AST, frame: Frame, base: ast.AST | None = None) -> str:
         """`basic` (a view), `advanced` (a copy) or `unknown`, evaluating the index expressions."""
         return self.index_info(index, frame, base)[0]
 
-    def index_info(self, index: ast.AST, frame: "Frame", base: ast.AST | None = None,
+    def index_info(self, index: ast.AST, frame: Frame, base: ast.AST | None = None,
                    tensors: list | None = None) -> tuple[str, tuple[str, ...]]:
         """The index's kind (`index_kind`) and the kind of each of its parts: `full` (`:`), `slice`, `ellipsis`,
         `int` (a Python number), `mask_of_target` (a boolean mask computed elementwise from the indexed tensor
@@ -1680,7 +1685,7 @@ class CallHandler:
             value = self.interp.eval(part, frame)
             if isinstance(value, ScalarValue):
                 kinds.add("basic")
-                described.append("int" if not getattr(value, "is_str", False) else "other")
+                described.append("int" if not value.is_str else "other")
             elif isinstance(value, SeqValue) or (isinstance(value, TensorValue) and value.is_tensor is True):
                 kinds.add("advanced")
                 if tensors is not None and isinstance(value, TensorValue):
@@ -1700,7 +1705,7 @@ class CallHandler:
     _MASK_FUNCTIONS = {"isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"}
     _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 
-    def _mask_of(self, node: ast.AST, base: ast.AST, frame: "Frame") -> bool:
+    def _mask_of(self, node: ast.AST, base: ast.AST, frame: Frame) -> bool:
         """Whether an index is a boolean mask computed elementwise from `base` alone (so with `base`'s shape):
         `base` compared with a number, `torch.isnan(base)`, `base.isinf()`, and `~`, `&`, `|`, `^` of such."""
         target = self.text(base)
@@ -1719,17 +1724,16 @@ class CallHandler:
             return self._mask_of(node.left, base, frame) and self._mask_of(node.right, base, frame)
         return False
 
-    def _is_number(self, node: ast.AST, frame: "Frame") -> bool:
+    def _is_number(self, node: ast.AST, frame: Frame) -> bool:
         """A number literal (or a negated one) or a name of a Python number."""
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             node = node.operand
         if isinstance(node, ast.Constant):
             return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
         value = self._lookup(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else None
-        return isinstance(value, ScalarValue) and not getattr(value, "is_str", False) \
-            and not getattr(value, "is_none", False)
+        return isinstance(value, ScalarValue) and not value.is_str and not value.is_none
 
-    def getitem(self, node: ast.Subscript, frame: "Frame") -> Value:
+    def getitem(self, node: ast.Subscript, frame: Frame) -> Value:
         base = self.interp.eval(node.value, frame)
         if isinstance(base, TensorValue) and base.is_tensor is None and self._str_index(node.slice, frame):
             return UNKNOWN  # `params["lr"]`: a mapping, not a tensor
@@ -1756,20 +1760,40 @@ class CallHandler:
             if not isinstance(node.slice, ast.Constant):
                 self.interp.eval(node.slice, frame)
             return self.interp.element_value(base, list(base.items.values()))
-        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
-            index = node.slice.value
-            if isinstance(base, SeqValue) and -len(base.items) <= index < len(base.items) \
-                    and not getattr(base, "imprecise", False):
-                return base.items[index]
-            if isinstance(base, ModuleValue) and -len(base.children) <= index < len(base.children):
-                return base.children[index]
-        else:
-            self.interp.eval(node.slice, frame)
+        if isinstance(base, SeqValue) and isinstance(node.slice, ast.Slice):
+            part = self.slice_of(base, node.slice, frame)
+            if part is not None:
+                return part
+        index = self.interp.eval(node.slice, frame)
+        constant = index.constant if isinstance(index, ScalarValue) and index.is_number else None
+        if isinstance(base, SeqValue) and base.item_at(constant) is not None:
+            return base.item_at(constant)
+        if isinstance(base, ModuleValue) and isinstance(constant, int) \
+                and -len(base.children) <= constant < len(base.children):
+            return base.children[constant]
         if isinstance(base, SeqValue) and base.items:
             return self.interp.element_value(base, base.items)
         return UNKNOWN
 
-    def index_saves(self, node: ast.Subscript, base: TensorValue, index_tensors: list, frame: "Frame") -> list[Save]:
+    def slice_of(self, base: SeqValue, index: ast.Slice, frame: Frame) -> SeqValue | None:
+        """`items[start:stop:step]` of a list whose items and bounds are known (`rep[1:]`)."""
+        bounds = []
+        for part in (index.lower, index.upper, index.step):
+            value = self.interp.eval(part, frame) if part is not None else None
+            if value is None or (isinstance(value, ScalarValue) and value.is_none):
+                bounds.append(None)
+            elif isinstance(value, ScalarValue) and value.is_number and isinstance(value.constant, int):
+                bounds.append(value.constant)
+            else:
+                return None
+        start, stop, step = bounds
+        if base.imprecise or step == 0:
+            return None
+        if base.open_ended and (stop is not None or step not in (None, 1) or (start or 0) < 0):
+            return None  # the end of the list is not known
+        return SeqValue(base.items[start:stop:step], open_ended=base.open_ended)
+
+    def index_saves(self, node: ast.Subscript, base: TensorValue, index_tensors: list, frame: Frame) -> list[Save]:
         """`base[idx]` with tensor indices: autograd keeps the index tensors themselves (integer or boolean) for
         the backward, as the table measures for `Tensor.__getitem__` with a tensor key."""
         entry = self.table.method("__getitem__") if self.table else None
@@ -1785,14 +1809,15 @@ class CallHandler:
                                       operand=part)
         return saves
 
-    def _str_index(self, index: ast.AST, frame: "Frame") -> bool:
+    def _str_index(self, index: ast.AST, frame: Frame) -> bool:
         if isinstance(index, ast.Constant):
             return isinstance(index.value, str)
         if isinstance(index, (ast.Name, ast.JoinedStr)):
-            return getattr(self.interp.eval(index, frame), "is_str", False)
+            value = self.interp.eval(index, frame)
+            return isinstance(value, ScalarValue) and value.is_str
         return False
 
-    def setitem(self, target: ast.Subscript, value: Value, frame: "Frame", stmt: ast.AST) -> None:
+    def setitem(self, target: ast.Subscript, value: Value, frame: Frame, stmt: ast.AST) -> None:
         """`base[index] = value`: an in-place write to the tensor `base`."""
         base = self.interp.eval(target.value, frame)
         if isinstance(base, DictValue):
@@ -1800,6 +1825,12 @@ class CallHandler:
                 base.items[target.slice.value] = value
             else:
                 self.interp.eval(target.slice, frame)
+            return
+        if isinstance(base, SeqValue):
+            # `layers[0] = nn.ReLU(inplace=False)`: the list now holds the new item.
+            index = self.interp.eval(target.slice, frame)
+            if isinstance(index, ScalarValue) and base.item_at(index.constant) is not None:
+                base.items[index.constant] = value  # type: ignore[index]
             return
         if not isinstance(base, TensorValue) or base.is_tensor is None:
             # Only tensors known to be tensors: an unannotated argument may be a dict or a list.
@@ -1814,7 +1845,7 @@ class CallHandler:
             base.rg = tri_or(base.rg, value.rg)
             base.graph = base.graph | value.graph | self.leaf_uses([value])
 
-    def augassign(self, stmt: ast.AugAssign, frame: "Frame") -> None:
+    def augassign(self, stmt: ast.AugAssign, frame: Frame) -> None:
         """`x op= y`: in place for tensors (`add_`...), a rebinding for Python numbers."""
         target = stmt.target
         name = BINOP_NAMES.get(type(stmt.op))
@@ -1853,6 +1884,6 @@ class CallHandler:
 class SuperValue(Value):
     """`super()` inside a method: knows the instance and the class the method belongs to."""
 
-    def __init__(self, frame: "Frame") -> None:
-        self.instance = getattr(frame, "self_value", None)
-        self.owner = getattr(frame, "owner", None)
+    def __init__(self, frame: Frame) -> None:
+        self.instance = frame.self_value
+        self.owner = frame.owner

@@ -12,10 +12,16 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import ChainMap
-from dataclasses import dataclass, field
 
 from fixinplace.analysis import calls
 from fixinplace.analysis.callers import runs_own_backward
+from fixinplace.analysis.frame import (
+    MAX_LOOP_PASSES,
+    MAX_UNROLL,
+    Frame,
+    join_envs,
+    join_values,
+)
 from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.values import (
     SCALAR,
@@ -30,70 +36,16 @@ from fixinplace.analysis.values import (
     ModuleValue,
     OptimizerValue,
     ParamsValue,
-    Path,
     QualName,
     ScalarValue,
     SeqValue,
     TensorValue,
     Tri,
     Value,
-    tri_join,
+    compare_constants,
+    constant_value,
+    truth_value,
 )
-
-MAX_INLINE_DEPTH = 4
-MAX_LOOP_PASSES = 3  # passes over a loop body the analysis cannot unroll
-MAX_UNROLL = 16
-STEP_BUDGET = 400_000  # abstract statement executions per file; beyond it calls stop being inlined
-
-
-@dataclass
-class Frame:
-    """The state of one abstract function activation."""
-
-    env: dict
-    globals: dict
-    grad_mode: Tri = True
-    allow_mutation: bool = False
-    path: Path = ()
-    function: str = "<module>"
-    unknown_context: bool = False
-    depth: int = 0
-    returns: list = field(default_factory=list)
-    loop_tags: tuple = ()
-
-    def lookup(self, name: str) -> Value | None:
-        """A name from the local scope, then the module scope."""
-        if name in self.env:
-            return self.env[name]
-        return self.globals.get(name)
-
-
-STR = ScalarValue()
-STR.is_str = True  # type: ignore[attr-defined]
-TRUE = ScalarValue()
-TRUE.truth = True  # type: ignore[attr-defined]
-FALSE = ScalarValue()
-FALSE.truth = False  # type: ignore[attr-defined]
-NONE = ScalarValue()
-NONE.truth = False  # type: ignore[attr-defined]
-NONE.is_none = True  # type: ignore[attr-defined]
-NUMBER = ScalarValue()
-NUMBER.is_number = True  # type: ignore[attr-defined]  # a number literal: known not to be None
-
-
-def constant_value(value: object) -> ScalarValue:
-    """The abstract value of a literal: strings, and the truth of True/False/None are kept."""
-    if isinstance(value, str):
-        return STR
-    if value is True:
-        return TRUE
-    if value is False:
-        return FALSE
-    if value is None:
-        return NONE
-    if isinstance(value, (int, float, complex)):
-        return NUMBER
-    return SCALAR
 
 _TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"} | {
     f"{prefix}{kind}Tensor" for prefix in ("", "torch.")
@@ -149,58 +101,13 @@ def _is_str_annotation(annotation: ast.AST | None) -> bool:
     return annotation is not None and ast.unparse(_strip_optional(annotation)) == "str"
 
 
-def join_values(a: Value | None, b: Value | None) -> Value:
-    """The value a name holds after two paths merge."""
-    if a is None:
-        return b if b is not None else UNKNOWN
-    if b is None or a is b:
-        return a
-    if isinstance(a, TensorValue) and isinstance(b, TensorValue):
-        groups = tuple(g for g, _ in b.all_groups()) + a.maybe_groups
-        return TensorValue(
-            group=a.group,
-            rg=tri_join(a.rg, b.rg),
-            leaf_rg=tri_join(a.leaf_rg, b.leaf_rg),
-            graph=a.graph | b.graph,
-            label=a.label,
-            maybe_groups=tuple(dict.fromkeys(g for g in groups if g is not a.group)),
-            is_tensor=tri_join(a.is_tensor, b.is_tensor),
-            dtype=a.dtype if a.dtype == b.dtype else None,
-        )
-    if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
-        same = getattr(a, "truth", None) == getattr(b, "truth", None) and \
-            getattr(a, "is_str", False) == getattr(b, "is_str", False) and \
-            getattr(a, "is_none", False) == getattr(b, "is_none", False) and \
-            getattr(a, "is_number", False) == getattr(b, "is_number", False)
-        return a if same else SCALAR
-    if isinstance(a, TensorValue) and not isinstance(b, TensorValue):
-        return _maybe(a)
-    if isinstance(b, TensorValue):
-        return _maybe(b)
-    return UNKNOWN
-
-
-def _maybe(t: TensorValue) -> TensorValue:
-    """The same tensor facts, but it may not be a tensor on every path (writes become uncertain)."""
-    return TensorValue(t.group, t.rg, t.leaf_rg, t.graph, t.label, t.maybe_groups, None, t.owner, dtype=t.dtype)
-
-
-def join_envs(a: dict, b: dict) -> dict:
-    """Merge two scopes after a branch."""
-    out = {}
-    for name in a.keys() | b.keys():
-        out[name] = join_values(a.get(name), b.get(name))
-    return out
-
-
 class Interpreter:
     """Runs one file abstractly and feeds hazards to the reporter."""
 
-    def __init__(self, tree: ast.Module, source: str, path: str, table) -> None:
+    def __init__(self, tree: ast.Module, source: str, path: str) -> None:
         self.tree = tree
         self.source = source
         self.path = path
-        self.table = table
         self.report = Reporter(source, path)
         self.steps = 0
         self.inlined: set[int] = set()  # ids of FunctionDef nodes run with known arguments
@@ -267,7 +174,7 @@ class Interpreter:
         env: dict = {}
         args = node.args
         params = [*args.posonlyargs, *args.args]
-        owner = owner or getattr(fn, "owner_class", None)
+        owner = owner or fn.owner_class
         first = None
         if owner is not None and fn.kind in ("function", "property"):
             first = self.unknown_instance(owner)
@@ -286,10 +193,10 @@ class Interpreter:
             unknown_context=True,
             depth=1,
         )
-        frame.param_values = dict(env)  # type: ignore[attr-defined]
+        frame.param_values = dict(env)
         # An API with an `inplace` parameter, or named like PyTorch's in-place functions (`uniform_`, `sumexp_`),
         # writes its arguments because the caller asks it to: the hazard, if any, is at the call site.
-        frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs]) or (  # type: ignore[attr-defined]
+        frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs]) or (
             node.name.endswith("_") and not node.name.endswith("__") and node.name.strip("_") != "")
         self.call_stack.append(node)
         try:
@@ -322,7 +229,7 @@ class Interpreter:
         """An argument whose provenance is unknown (its annotation says whether it is a tensor)."""
         kind = annotation_kind(arg.annotation)
         if kind == "scalar":
-            return STR if _is_str_annotation(arg.annotation) else SCALAR
+            return ScalarValue(kind="str") if _is_str_annotation(arg.annotation) else SCALAR
         if kind == "container":
             return UNKNOWN
         group = Group(label=arg.arg, line=arg.lineno, origin="arg", named=True)
@@ -394,7 +301,7 @@ class Interpreter:
 
     def stmt_Expr(self, stmt: ast.Expr, frame: Frame) -> None:
         value = self.eval(stmt.value, frame)
-        if isinstance(value, GradModeCtx) and getattr(value, "applies_now", False):
+        if isinstance(value, GradModeCtx) and value.applies_now:
             frame.grad_mode = value.enabled  # torch.set_grad_enabled(False) as a statement
 
     def stmt_Assign(self, stmt: ast.Assign, frame: Frame) -> None:
@@ -467,7 +374,7 @@ class Interpreter:
                     fn.kind = "classmethod"
                 elif name.endswith("property"):
                     fn.kind = "property"
-        fn.owner_class = owner  # type: ignore[attr-defined]
+        fn.owner_class = owner
         self.defined.append(fn)
         frame.env[stmt.name] = fn
 
@@ -555,7 +462,7 @@ class Interpreter:
     def static_truth(test: Value | None) -> bool | None:
         """Conditions the analysis can decide: literals, defaults like `inplace=False`, `__name__ == "__main__"`."""
         if isinstance(test, ScalarValue):
-            return getattr(test, "truth", None)
+            return test.truth
         return None
 
     def stmt_For(self, stmt: ast.For, frame: Frame) -> None:
@@ -577,6 +484,7 @@ class Interpreter:
         in the next), and once more when the first pass changed which local tensors require grad (`h = f(h * mask)`
         with `h` fresh: only from the second iteration on does the product save `mask`, so its write shows in the
         third)."""
+        self.widen_counters(stmt, frame)
         states = [self.grad_state(frame)]  # before each pass
         for index in range(MAX_LOOP_PASSES):
             if index >= 2 and states[index - 2] == states[index - 1]:
@@ -586,6 +494,17 @@ class Interpreter:
             self.exec_block(stmt.body, frame)
             frame.loop_tags = frame.loop_tags[:-1]
             states.append(self.grad_state(frame))
+
+    @staticmethod
+    def widen_counters(stmt: ast.For | ast.While, frame: Frame) -> None:
+        """Forget the value of numbers and strings the loop body reassigns (`step += 1`): the passes the analysis
+        runs are the first iterations, and a condition like `step % 10 == 0` must not be decided by them."""
+        assigned = {node.id for part in stmt.body for node in ast.walk(part)
+                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        for name in assigned:
+            value = frame.env.get(name)
+            if isinstance(value, ScalarValue) and value.known and value.kind in ("number", "str"):
+                frame.env[name] = ScalarValue(kind=value.kind)
 
     @staticmethod
     def grad_state(frame: Frame) -> dict:
@@ -616,18 +535,16 @@ class Interpreter:
                 value = join_values(value, item)
             return value
         if isinstance(iterable, ScalarValue):
-            return SCALAR
-        if getattr(iterable, "is_range", False):
-            return SCALAR
+            return ScalarValue(kind="number") if iterable.is_range else SCALAR
         return UNKNOWN
 
     def stmt_With(self, stmt: ast.With, frame: Frame) -> bool:
-        saved = (frame.grad_mode, frame.allow_mutation, getattr(frame, "no_grad_stmt", None))
+        saved = (frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt)
         for item in stmt.items:
             ctx = self.eval(item.context_expr, frame)
             if isinstance(ctx, GradModeCtx):
                 if ctx.enabled is False and frame.grad_mode is not False:
-                    frame.no_grad_stmt = stmt  # type: ignore[attr-defined]  # where grad mode was turned off
+                    frame.no_grad_stmt = stmt  # where grad mode was turned off
                 frame.grad_mode = ctx.enabled
             elif isinstance(ctx, AllowMutationCtx):
                 frame.allow_mutation = True
@@ -636,7 +553,7 @@ class Interpreter:
         try:
             return self.exec_block(stmt.body, frame)
         finally:
-            frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt = saved  # type: ignore[attr-defined]
+            frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt = saved
 
     stmt_AsyncWith = stmt_With
 
@@ -719,7 +636,7 @@ class Interpreter:
                 self.name_module(value, text)
             base.attrs[attr] = value
         elif isinstance(base, TensorValue) and attr == "requires_grad":
-            flag = getattr(value, "truth", None) if isinstance(value, ScalarValue) else None
+            flag = value.truth if isinstance(value, ScalarValue) else None
             self.calls.set_requires_grad(base, flag, self.current_statement, "`.requires_grad = True`")
         elif isinstance(base, ModuleValue) and isinstance(value, TensorValue):
             if attr in base.params:
@@ -744,16 +661,14 @@ class Interpreter:
         return constant_value(node.value)
 
     def expr_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
-        return STR
+        return ScalarValue(kind="str")
 
     def expr_Name(self, node: ast.Name, frame: Frame) -> Value:
         value = frame.lookup(node.id)
         if value is not None:
             return value
         if node.id == "__name__":
-            main = ScalarValue()
-            main.is_main = True  # type: ignore[attr-defined]
-            return main
+            return ScalarValue(kind="str", is_main=True)
         if hasattr(builtins, node.id):
             return QualName("builtins." + node.id)
         return UNKNOWN
@@ -780,28 +695,26 @@ class Interpreter:
         if (
             len(node.ops) == 1
             and isinstance(node.ops[0], ast.Eq)
-            and getattr(left, "is_main", False)
+            and isinstance(left, ScalarValue) and left.is_main
             and isinstance(node.comparators[0], ast.Constant)
             and node.comparators[0].value == "__main__"
         ):
-            truth = ScalarValue()
-            truth.truth = True  # type: ignore[attr-defined]
-            return truth
+            return ScalarValue(kind="bool", truth_known=True)
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) and \
                 isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
             is_none = self.known_none(left)
             if is_none is not None:
-                return TRUE if is_none == isinstance(node.ops[0], ast.Is) else FALSE
+                return truth_value(is_none == isinstance(node.ops[0], ast.Is))
         values = [left, *rights]
         if any(isinstance(v, TensorValue) for v in values):
             return self.calls.fresh_tensor(node, rg=False, label=ast.unparse(node))
-        return SCALAR
+        return truth_value(compare_constants(node.ops, values))
 
     @staticmethod
     def known_none(value: Value) -> bool | None:
         """Whether a value is None (`x is None` for a parameter whose default None is in force), when known."""
-        if getattr(value, "is_none", False):
-            return True
+        if isinstance(value, ScalarValue) and value.kind:
+            return value.is_none
         if isinstance(value, TensorValue) and value.is_tensor is True and value.group.origin != "arg":
             return False  # (an argument annotated `Tensor | None` may still be None)
         if isinstance(value, (ModuleValue, InstanceValue, FunctionValue, ClassValue, OptimizerValue, SeqValue,
@@ -811,6 +724,17 @@ class Interpreter:
 
     def expr_BoolOp(self, node: ast.BoolOp, frame: Frame) -> Value:
         values = [self.eval(v, frame) for v in node.values]
+        # `a and b` is the first falsy operand (else the last); `a or b` the first truthy one: decided when the
+        # truth of the operands before it is known.
+        stop = isinstance(node.op, ast.Or)
+        for value in values[:-1]:
+            truth = value.truth if isinstance(value, ScalarValue) else None
+            if truth is None:
+                break
+            if truth is stop:
+                return value
+        else:
+            return values[-1]
         result = values[0]
         for v in values[1:]:
             result = join_values(result, v)

@@ -15,8 +15,9 @@ those.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import Callable
 
+from fixinplace.analysis.frame import Evaluator, Frame
 from fixinplace.analysis.values import (
     ClassValue,
     FunctionValue,
@@ -26,19 +27,19 @@ from fixinplace.analysis.values import (
     OptimizerValue,
     QualName,
     TensorValue,
+    Value,
     Write,
 )
 from fixinplace.facts import Span
 
-if TYPE_CHECKING:
-    from fixinplace.analysis.interpreter import Frame, Interpreter
 
 _LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await)
 
 
-def move_facts(interp: "Interpreter", frame: "Frame", write: Write, tensor: TensorValue) -> dict:
+def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValue,
+               parameters_of: Callable[[Value], list[TensorValue]]) -> dict:
     """`{"move", "after", "backward", "inputs"}` for moving the statement of `write` after the backward now being
-    run (on `tensor`), or {} when it cannot move."""
+    run (on `tensor`), or {} when it cannot move (`parameters_of` lists the parameters a module holds)."""
     backward = interp.current_statement
     where = interp.block_of(backward) if backward is not None else None
     if where is None:
@@ -65,7 +66,7 @@ def move_facts(interp: "Interpreter", frame: "Frame", write: Write, tensor: Tens
         return {}
     facts = {"move": _span(moved), "after": _span(block[end]), "backward": _span(backward)}
     if write.site.form == "optimizer":
-        inputs = _restriction(interp, frame, write, tensor, backward)
+        inputs = _restriction(parameters_of, frame, write, tensor, backward)
         if not inputs:
             return {}
         facts["inputs"] = inputs
@@ -76,7 +77,7 @@ def _span(stmt: ast.stmt) -> Span:
     return Span(stmt.lineno, stmt.col_offset + 1, stmt.end_lineno or stmt.lineno, (stmt.end_col_offset or 0) + 1)
 
 
-def _names(stmt: ast.stmt, frame: "Frame") -> set[str]:
+def _names(stmt: ast.stmt, frame: Frame) -> set[str]:
     """The names a statement mentions, other than names of code (functions, classes, modules such as `torch`)."""
     out = set()
     for node in ast.walk(stmt):
@@ -97,7 +98,7 @@ def _is_step(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ("step", "update")
 
 
-def _restriction(interp: "Interpreter", frame: "Frame", write: Write, tensor: TensorValue,
+def _restriction(parameters_of: Callable[[Value], list[TensorValue]], frame: Frame, write: Write, tensor: TensorValue,
                  backward: ast.stmt) -> str:
     """The `inputs=` expression restricting the backward to the leaves its graph reaches, minus the parameters the
     moved optimizer step updates: a module or optimizer in scope with exactly those parameters, else ""."""
@@ -118,7 +119,7 @@ def _restriction(interp: "Interpreter", frame: "Frame", write: Write, tensor: Te
     for scope in scopes:
         for name, value in scope.items():
             if isinstance(value, (ModuleValue, InstanceValue)) and name.isidentifier() and \
-                    {id(p.group) for p in interp.calls.parameters_of(value)} == remaining:
+                    {id(p.group) for p in parameters_of(value)} == remaining:
                 return f"list({name}.parameters())"
     for scope in scopes:
         for name, value in scope.items():

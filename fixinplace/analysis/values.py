@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import operator
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -69,6 +70,9 @@ class Group:
     named: bool = False  # label is a user-visible name (not just an expression)
     has_grad: Tri = None  # for leaves: whether `.grad` is set (optimizers skip parameters without one)
     names: set = field(default_factory=set)  # every variable name bound to this tensor or a view of it
+    data_group: "Group | None" = None  # the group of `.data` (one per base, so its writes accumulate)
+    grad_value: "TensorValue | None" = None  # the `.grad` tensor, once read
+    numpy_group: "Group | None" = None  # the group of `.numpy()`: an alias NumPy writes change silently
     _use: "LeafUse | None" = None
 
     def rename(self, name: str) -> None:
@@ -171,11 +175,148 @@ class TensorValue(Value):
         return [(self.group, True)] + [(g, False) for g in self.maybe_groups if g is not self.group]
 
 
+class _NoConstant:
+    """The constant of a scalar whose value the analysis does not know."""
+
+    def __repr__(self) -> str:
+        return "NO_CONSTANT"
+
+
+NO_CONSTANT = _NoConstant()
+
+
 @dataclass(eq=False)
 class ScalarValue(Value):
-    """A Python number, bool, string or None: never a tensor."""
+    """A Python number, bool, string or None: never a tensor.
 
+    `kind` says which when known ("number", "bool", "str", "none"; "" when not known); `constant` is the value
+    itself when the analysis knows it (a literal, or what is computed from literals), else NO_CONSTANT. Known
+    constants decide branches: `if self.mode == "shortcut":` with `mode="original"` passed to `__init__`."""
+
+    kind: str = ""
+    constant: object = NO_CONSTANT
+    is_main: bool = False  # `__name__`, whose value is "__main__" when the file runs as a script
+    is_range: bool = False  # a `range(...)`: iterating it gives numbers
+    truth_known: Tri = None  # the truth of a condition whose value is not kept (`__name__ == "__main__"`)
     is_tensor: Tri = False
+
+    @property
+    def known(self) -> bool:
+        """Whether the value itself is known."""
+        return self.constant is not NO_CONSTANT
+
+    @property
+    def truth(self) -> Tri:
+        """`bool(value)` when known."""
+        if self.known:
+            try:
+                return bool(self.constant)
+            except Exception:  # noqa: BLE001  (a constant is a literal: this does not happen)
+                return None
+        return self.truth_known
+
+    @property
+    def is_none(self) -> bool:
+        return self.kind == "none"
+
+    @property
+    def is_str(self) -> bool:
+        return self.kind == "str"
+
+    @property
+    def is_number(self) -> bool:
+        """An int, float or complex (not a bool): known not to be None."""
+        return self.kind == "number"
+
+
+def constant_value(value: object) -> "ScalarValue":
+    """The abstract value of a literal (strings, numbers, booleans, None); other constants are plain scalars."""
+    if value is None:
+        return ScalarValue(kind="none", constant=None)
+    if isinstance(value, bool):
+        return ScalarValue(kind="bool", constant=value)
+    if isinstance(value, (int, float, complex)):
+        return ScalarValue(kind="number", constant=value)
+    if isinstance(value, str):
+        return ScalarValue(kind="str", constant=value)
+    return ScalarValue()
+
+
+def truth_value(truth: Tri) -> "ScalarValue":
+    """A bool whose value is `truth` (unknown when None)."""
+    return ScalarValue(kind="bool") if truth is None else ScalarValue(kind="bool", constant=truth)
+
+
+_COMPARISONS = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+
+
+def constant_of(value: object) -> object:
+    """The Python value an abstract value stands for (a known scalar, or a tuple/list of them), or NO_CONSTANT."""
+    if isinstance(value, ScalarValue):
+        return value.constant
+    if isinstance(value, SeqValue) and not value.imprecise and not value.open_ended:
+        items = [constant_of(item) for item in value.items]
+        return NO_CONSTANT if any(item is NO_CONSTANT for item in items) else tuple(items)
+    return NO_CONSTANT
+
+
+def compare_constants(ops: list, values: list) -> Tri:
+    """The result of a comparison (`a == b`, `a not in (x, y)`, `a < b < c`) whose operands are all known."""
+    constants = [constant_of(v) for v in values]
+    if any(c is NO_CONSTANT for c in constants):
+        return None
+    for op, left, right in zip(ops, constants, constants[1:]):
+        compare = _COMPARISONS.get(type(op))
+        if compare is None:
+            return None
+        if isinstance(op, (ast.Is, ast.IsNot)) and not any(c is None or isinstance(c, bool) for c in (left, right)):
+            return None  # identity of other literals is an implementation detail
+        try:
+            result = compare(left, right)
+        except Exception:  # noqa: BLE001  (`"a" < 1`: a TypeError at run time, not decided here)
+            return None
+        if not isinstance(result, bool):
+            return None
+        if not result:
+            return False
+    return True
+
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}
+
+
+def fold_binop(op: ast.operator, left: "ScalarValue", right: "ScalarValue") -> "ScalarValue":
+    """`left op right` for two known numbers (or `+` of two strings); the kind alone when not computable."""
+    kind = left.kind if left.kind == right.kind and left.kind in ("number", "str") else ""
+    if kind == "number" and left.known and right.known and type(op) in _ARITHMETIC:
+        try:
+            result = _ARITHMETIC[type(op)](left.constant, right.constant)
+        except (ArithmeticError, TypeError):
+            return ScalarValue(kind="number")
+        if isinstance(result, (int, float)) and abs(result) < 1e15:
+            return ScalarValue(kind="number", constant=result)
+    if kind == "str" and left.known and right.known and isinstance(op, ast.Add) \
+            and len(left.constant) + len(right.constant) <= 256:  # type: ignore[arg-type]
+        return ScalarValue(kind="str", constant=left.constant + right.constant)  # type: ignore[operator]
+    return ScalarValue(kind=kind)
+
+
+def join_scalars(a: "ScalarValue", b: "ScalarValue") -> "ScalarValue":
+    """What two scalars have in common: the constant when both hold the same one, the kind when it is shared."""
+    if a.kind == b.kind and a.known and b.known and type(a.constant) is type(b.constant) \
+            and a.constant == b.constant:
+        return a
+    if a.kind == b.kind and a.truth_known == b.truth_known and not a.known and not b.known \
+            and a.is_main == b.is_main and a.is_range == b.is_range:
+        return a
+    kind = a.kind if a.kind == b.kind else ""
+    truth = a.truth if a.truth == b.truth else None
+    return ScalarValue(kind=kind, truth_known=truth)
 
 
 @dataclass(eq=False)
@@ -187,10 +328,23 @@ class UnknownValue(Value):
 
 @dataclass(eq=False)
 class SeqValue(Value):
-    """A tuple or list with known items."""
+    """A tuple or list with known items.
+
+    `imprecise`: which item is where depends on the path taken (items appended under a branch); `open_ended`:
+    built in a loop the analysis cannot count, so the items are the first ones, in order, and more may follow."""
 
     items: list
+    imprecise: bool = False
+    open_ended: bool = False
     is_tensor: Tri = False
+
+    def item_at(self, index: object) -> "Value | None":
+        """The item at a known index, when the analysis knows which one it is."""
+        if self.imprecise or not isinstance(index, int) or isinstance(index, bool):
+            return None
+        if 0 <= index < len(self.items) or (not self.open_ended and -len(self.items) <= index < 0):
+            return self.items[index]
+        return None
 
 
 @dataclass(eq=False)
@@ -249,6 +403,7 @@ class GradModeCtx(Value):
     """`torch.no_grad()`, `torch.enable_grad()`, `torch.inference_mode()`, `set_grad_enabled(b)`."""
 
     enabled: Tri
+    applies_now: bool = False  # `torch.set_grad_enabled(b)` also switches grad mode as a plain call
 
 
 @dataclass(eq=False)
@@ -265,6 +420,7 @@ class FunctionValue(Value):
     env: dict  # the defining scope (closure), read-only
     grad_mode: Tri = None  # forced by a decorator
     kind: str = "function"  # function | staticmethod | classmethod | property
+    owner_class: "ClassValue | None" = None  # the class a method is defined in
 
 
 @dataclass(eq=False)

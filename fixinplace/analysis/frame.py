@@ -1,0 +1,133 @@
+"""The shared state of the abstract interpreter, one way down from it.
+
+`Frame` is one abstract function activation; `join_values`/`join_envs` say what a name holds where two paths meet;
+the limits bound the work per file; `Evaluator` is what op and call handling (calls.py, moves.py) may ask of the
+interpreter. interpreter.py builds on this module and on calls.py; calls.py and moves.py use only this module and
+values.py, so the import graph has no cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from fixinplace.analysis.report import Reporter
+from fixinplace.analysis.values import (
+    UNKNOWN,
+    ClassValue,
+    Path,
+    ScalarValue,
+    TensorValue,
+    Tri,
+    Value,
+    join_scalars,
+    tri_join,
+)
+
+MAX_INLINE_DEPTH = 4
+MAX_LOOP_PASSES = 3  # passes over a loop body the analysis cannot unroll
+MAX_UNROLL = 16
+STEP_BUDGET = 400_000  # abstract statement executions per file; beyond it calls stop being inlined
+
+
+@dataclass
+class Frame:
+    """The state of one abstract function activation."""
+
+    env: dict
+    globals: dict
+    grad_mode: Tri = True
+    allow_mutation: bool = False
+    path: Path = ()
+    function: str = "<module>"
+    unknown_context: bool = False
+    depth: int = 0
+    returns: list = field(default_factory=list)
+    loop_tags: tuple = ()
+    param_values: dict = field(default_factory=dict)  # what each parameter was bound to on entry
+    mutates_on_request: bool = False  # an API with an `inplace` parameter, or named like `uniform_`
+    no_grad_stmt: ast.AST | None = None  # the `with` statement that turned grad mode off around this point
+    owner: ClassValue | None = None  # the class of the method running
+    self_value: Value | None = None  # the instance the method runs on (inlined calls)
+
+    def lookup(self, name: str) -> Value | None:
+        """A name from the local scope, then the module scope."""
+        if name in self.env:
+            return self.env[name]
+        return self.globals.get(name)
+
+
+def join_values(a: Value | None, b: Value | None) -> Value:
+    """The value a name holds after two paths merge."""
+    if a is None:
+        return b if b is not None else UNKNOWN
+    if b is None or a is b:
+        return a
+    if isinstance(a, TensorValue) and isinstance(b, TensorValue):
+        groups = tuple(g for g, _ in b.all_groups()) + a.maybe_groups
+        return TensorValue(
+            group=a.group,
+            rg=tri_join(a.rg, b.rg),
+            leaf_rg=tri_join(a.leaf_rg, b.leaf_rg),
+            graph=a.graph | b.graph,
+            label=a.label,
+            maybe_groups=tuple(dict.fromkeys(g for g in groups if g is not a.group)),
+            is_tensor=tri_join(a.is_tensor, b.is_tensor),
+            dtype=a.dtype if a.dtype == b.dtype else None,
+        )
+    if isinstance(a, ScalarValue) and isinstance(b, ScalarValue):
+        return join_scalars(a, b)
+    if isinstance(a, TensorValue) and not isinstance(b, TensorValue):
+        return maybe_tensor(a)
+    if isinstance(b, TensorValue):
+        return maybe_tensor(b)
+    return UNKNOWN
+
+
+def maybe_tensor(t: TensorValue) -> TensorValue:
+    """The same tensor facts, but it may not be a tensor on every path (writes become uncertain)."""
+    return TensorValue(t.group, t.rg, t.leaf_rg, t.graph, t.label, t.maybe_groups, None, t.owner, dtype=t.dtype)
+
+
+def join_envs(a: dict, b: dict) -> dict:
+    """Merge two scopes after a branch."""
+    out = {}
+    for name in a.keys() | b.keys():
+        out[name] = join_values(a.get(name), b.get(name))
+    return out
+
+
+
+
+class Evaluator(Protocol):
+    """What op and call handling asks of the interpreter that runs the file."""
+
+    tree: ast.Module
+    source: str
+    statements: list[ast.stmt]  # the statements being run, outermost first
+    call_stack: list[ast.AST]  # the function definitions being run, outermost first
+    inlined: set[int]  # ids of function definitions run with known arguments
+    steps: int  # abstract statement executions so far
+    report: Reporter
+
+    @property
+    def current_statement(self) -> ast.stmt | None: ...
+
+    def eval(self, node: ast.AST | None, frame: Frame) -> Value: ...
+
+    def assign(self, target: ast.AST, value: Value, frame: Frame, stmt: ast.AST) -> None: ...
+
+    def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool: ...
+
+    def block_of(self, stmt: ast.AST) -> tuple[list[ast.stmt], int] | None: ...
+
+    def iteration_items(self, iterable: Value) -> list | None: ...
+
+    def element_value(self, iterable: Value, items: list | None) -> Value: ...
+
+    def lookup_class_attr(self, cls: ClassValue, name: str) -> Value | None: ...
+
+    def tensors_in(self, value: Value) -> list[TensorValue]: ...
+
+    def text(self, node: ast.AST) -> str: ...
