@@ -1,8 +1,9 @@
 """Score `fixinplace check` and `fixinplace fix` on a program set (bench/fixsets/README.md) by running programs.
 
-    python bench/fix_score.py [SET ...] [--verbose] [--json FILE] [--keep DIR]
+    python bench/fix_score.py [SET ...] [--check-only] [--verbose] [--json FILE] [--keep DIR]
 
-SET is `dev`, `heldout` (folders of bench/fixsets/) or a path to a set folder; default `heldout`. For every set:
+SET is `dev`, `heldout`, `check12`, `realbugs` (folders of bench/fixsets/) or a path to a set folder; default
+`heldout`. `--check-only` measures detection and the labels only (no fix run). For every set:
 
 1. the programs are copied into a temporary workspace, once per mode (`safe`: `fix --apply`, `unsafe`:
    `fix --apply --unsafe-fixes`), and `fixinplace check --format json` runs on the originals (detection);
@@ -240,27 +241,27 @@ def outcome(case: Case, changed: bool, run: list | None) -> tuple[str, str]:
     return "crash", text
 
 
-def score_set(folder: Path, keep: Path | None) -> list[CaseScore]:
-    """Score one set folder."""
+def score_set(folder: Path, keep: Path | None, modes: tuple[str, ...] = MODES) -> list[CaseScore]:
+    """Score one set folder (fixing it in each of `modes`)."""
     cases = load_cases(folder)
     work = Path(tempfile.mkdtemp(prefix="fix_score_")) if keep is None else keep / folder.name
     if keep is not None and work.exists():
         shutil.rmtree(work)
     try:
         copies: dict[str, Path] = {}
-        for mode in ("original", *MODES):
+        for mode in ("original", *modes):
             copies[mode] = work / mode
             for case in cases:
                 (copies[mode] / case.name).mkdir(parents=True)
                 for source in case.sources:
                     shutil.copy2(case.folder / source, copies[mode] / case.name / source)
         found = detection(copies["original"], cases)
-        stable = {mode: apply_fixes(copies[mode], cases, unsafe=(mode == "unsafe")) for mode in MODES}
+        stable = {mode: apply_fixes(copies[mode], cases, unsafe=(mode == "unsafe")) for mode in modes}
         changed = {mode: {c.name: _digest(copies[mode] / c.name, c.sources) != _digest(c.folder, c.sources)
-                          for c in cases} for mode in MODES}
+                          for c in cases} for mode in modes}
         jobs = [{"name": c.name, "original": str(copies["original"] / c.name / "program.py"),
                  "intended": str(c.intended) if c.intended else None,
-                 "patched": {m: str(copies[m] / c.name / "program.py") for m in MODES if changed[m][c.name]}}
+                 "patched": {m: str(copies[m] / c.name / "program.py") for m in modes if changed[m][c.name]}}
                 for c in cases]
         runs = run_programs(jobs)
         scores = []
@@ -268,7 +269,7 @@ def score_set(folder: Path, keep: Path | None) -> list[CaseScore]:
             result = runs.get(case.name, {})
             score = CaseScore(case.name, case.label, case.family, measured=result.get("measured", "?"),
                               detected=found.get(case.name, "none"))
-            for mode in MODES:
+            for mode in modes:
                 score.outcomes[mode], score.details[mode] = outcome(case, changed[mode][case.name], result.get(mode))
                 score.idempotent[mode] = stable[mode][case.name]
             scores.append(score)
@@ -282,7 +283,7 @@ def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({100.0 * n / d:.0f}%)" if d else "0/0"
 
 
-def summary(name: str, scores: list[CaseScore]) -> str:
+def summary(name: str, scores: list[CaseScore], modes: tuple[str, ...] = MODES) -> str:
     """The figures of one set."""
     hazardous = [s for s in scores if s.label in HAZARD_LABELS]
     safe = [s for s in scores if s.label == "ok"]
@@ -290,7 +291,7 @@ def summary(name: str, scores: list[CaseScore]) -> str:
     lines.append(f"detected (error or warning): {_pct(sum(s.detected != 'none' for s in hazardous), len(hazardous))}; "
                  f"as error: {_pct(sum(s.detected == 'error' for s in hazardous), len(hazardous))}; "
                  f"safe programs flagged: {sum(s.detected != 'none' for s in safe)}")
-    for mode in MODES:
+    for mode in modes:
         counts = Counter(s.outcomes[mode] for s in hazardous)
         lines.append(
             f"fix --apply{' --unsafe-fixes' if mode == 'unsafe' else ''}: fixed {_pct(counts['fixed'], len(hazardous))}"
@@ -306,6 +307,7 @@ def summary(name: str, scores: list[CaseScore]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sets", nargs="*", default=["heldout"], help="dev, heldout, or a set folder")
+    parser.add_argument("--check-only", action="store_true", help="detection and labels only, no fix run")
     parser.add_argument("--verbose", action="store_true", help="one line per program")
     parser.add_argument("--json", type=Path, help="write every score to this file")
     parser.add_argument("--keep", type=Path, help="keep the patched copies under this folder")
@@ -313,14 +315,15 @@ def main(argv: list[str] | None = None) -> int:
     everything = {}
     for name in args.sets:
         folder = SETS / name if (SETS / name).is_dir() else Path(name)
-        scores = score_set(folder, args.keep)
+        modes = () if args.check_only else MODES
+        scores = score_set(folder, args.keep, modes)
         everything[name] = [asdict(s) for s in scores]
         if args.verbose:
             for s in scores:
                 modes = "  ".join(f"{m}={s.outcomes[m]}{'' if s.idempotent[m] else '(again!)'}"
-                                  + (f" [{s.details[m]}]" if s.details[m] else "") for m in MODES)
+                                  + (f" [{s.details[m]}]" if s.details[m] else "") for m in modes)
                 print(f"{s.name:48} {s.label:12} check={s.detected:7} {modes}")
-        print(summary(name, scores))
+        print(summary(name, scores, modes))
     if args.json:
         args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")
     return 0

@@ -1,6 +1,7 @@
 """The `check` cache: one file's result, keyed by everything that could change it, so unchanged files are skipped.
 
-An entry's key is the SHA-256 of: the file's path (as reported) and its bytes; the fixinplace version and a digest
+An entry's key is the SHA-256 of: the file's path (as reported) and its bytes, and the paths and bytes of the project
+modules it imports (the analysis runs them with it); the fixinplace version and a digest
 of fixinplace's own sources (so an edited analysis never reuses old results); the saved-tensor table's bytes; the
 settings that change a file's result (select, ignore, severity, max-file-size); and whether the text pre-filter
 is on. Entries live in `<project root>/.fixinplace_cache/v1/` (`cache-dir` in the configuration), one JSON file
@@ -22,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from fixinplace.analysis import project
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.settings import Settings
@@ -81,10 +83,18 @@ class Cache:
         return cls(cache_folder(settings), settings_fingerprint(settings, prefilter.enabled(), variant))
 
     def key(self, path: str, data: bytes) -> str:
-        """The entry key of one file's bytes, read from `path`."""
+        """The entry key of one file's bytes, read from `path`, and of the project modules it imports (the
+        analysis runs them with it: an edited `models.py` changes the result of the file that trains it)."""
         digest = hashlib.sha256(self._prefix)
         digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
+        for dependency in project.dependency_files(path, data.decode("utf-8", "replace")):
+            try:
+                content = dependency.read_bytes()
+            except OSError:
+                content = b"\0unreadable"
+            digest.update(f"\0{dependency}\0{len(content)}\0".encode("utf-8", "surrogateescape"))
+            digest.update(content)
         return digest.hexdigest()
 
     def _entry(self, key: str) -> Path:

@@ -17,6 +17,7 @@ from fixinplace.analysis.values import (
     InstanceValue,
     LeafUse,
     MethodRef,
+    ModuleNamespace,
     ModuleValue,
     OptimizerValue,
     ParamsValue,
@@ -415,7 +416,7 @@ class CallHandler:
                 line, col, end_line, end_col = self.report.span(node)
                 saves.append(Save(
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
-                    label=tensor.label, line=line, column=col,
+                    label=tensor.label, line=line, column=col, file=self.report.file_of(node),
                     certain=certain and group_certain and tensor.is_tensor is True,
                     end_line=end_line, end_column=end_col, operand=span,
                     clonable=clonable and tensor.is_tensor is True and (
@@ -481,6 +482,9 @@ class CallHandler:
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:
         """A backward through `value`: every save it needs must still be at its saved version."""
+        where = self.report.file_of(node)
+        if where and not implicit:  # a backward in another file of the project
+            label, implicit = f"{label} ({where}:{getattr(node, 'lineno', '?')})", True
         for tensor in self.interp.tensors_in(value):
             line = None if implicit else getattr(node, "lineno", None)
             saves = sorted((item for item in tensor.graph if isinstance(item, Save)), key=lambda s: s.seq)
@@ -702,6 +706,8 @@ class CallHandler:
         """`base.attr`."""
         if isinstance(base, QualName):
             return QualName(f"{base.name}.{attr}")
+        if isinstance(base, ModuleNamespace):
+            return base.env.get(attr, UNKNOWN)
         if isinstance(base, TensorValue):
             return self.tensor_attribute(base, attr, node)
         if isinstance(base, ModuleValue):

@@ -12,8 +12,9 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import ChainMap
+from pathlib import Path as FilePath
 
-from fixinplace.analysis import calls
+from fixinplace.analysis import calls, project
 from fixinplace.analysis.callers import runs_own_backward
 from fixinplace.analysis.frame import (
     MAX_LOOP_PASSES,
@@ -33,6 +34,8 @@ from fixinplace.analysis.values import (
     GradModeCtx,
     Group,
     InstanceValue,
+    LazyImport,
+    ModuleNamespace,
     ModuleValue,
     OptimizerValue,
     ParamsValue,
@@ -120,6 +123,13 @@ class Interpreter:
         self.statements: list[ast.stmt] = []
         self._blocks: dict | None = None  # statement id -> (its block, its index there), built on first use
         self._texts: dict[ast.AST, str] = {}  # keyed by node: synthetic nodes are freed, their ids reused
+        # Project modules the file imports (by resolved path; None: could not be read), and the ones being run.
+        self.modules: dict[FilePath, project.LoadedModule | None] = {}
+        self.loading: list[FilePath] = []
+        self.module_names: dict[int, str] = {}  # id of a project module's scope -> its `__name__`
+        self._resolved: dict[tuple, FilePath | None] = {}
+        self._resolving: set[int] = set()  # ids of the LazyImports being resolved
+        self._real_paths: dict[FilePath, FilePath | None] = {}
 
     # ----------------------------------------------------------------------------------------------- driver
     def run(self) -> None:
@@ -340,19 +350,115 @@ class Interpreter:
                 frame.env.pop(target.id, None)
 
     def stmt_Import(self, stmt: ast.Import, frame: Frame) -> None:
+        importer = self.current_file()
         for alias in stmt.names:
             if alias.asname:
-                frame.env[alias.asname] = QualName(alias.name)
+                frame.env[alias.asname] = self.lazy_import(importer, alias.name, 0, None, QualName(alias.name))
             else:
                 top = alias.name.split(".")[0]
-                frame.env[top] = QualName(top)
+                frame.env[top] = self.lazy_import(importer, top, 0, None, QualName(top))
 
     def stmt_ImportFrom(self, stmt: ast.ImportFrom, frame: Frame) -> None:
         module = ("." * stmt.level) + (stmt.module or "")
+        importer = self.current_file()
         for alias in stmt.names:
             if alias.name == "*":
+                source = self.project_module(importer, stmt.module or "", stmt.level)
+                if source is not None:
+                    frame.env.update({k: v for k, v in source.env.items() if not k.startswith("_")})
                 continue
-            frame.env[alias.asname or alias.name] = QualName(f"{module}.{alias.name}" if module else alias.name)
+            fallback = QualName(f"{module}.{alias.name}" if module else alias.name)
+            frame.env[alias.asname or alias.name] = self.lazy_import(importer, stmt.module or "", stmt.level,
+                                                                     alias.name, fallback)
+
+    def current_file(self) -> FilePath | None:
+        """The file whose code runs now: the checked file, or the project module being imported."""
+        if self.loading:
+            return self.loading[-1]
+        path = FilePath(self.path)
+        return path if path.name.endswith((".py", ".pyi")) else None
+
+    def lazy_import(self, importer: FilePath | None, dotted: str, level: int, name: str | None,
+                    fallback: Value) -> Value:
+        """What an import binds: a project name, loaded when first used; a library name as it is."""
+        if importer is None or self.resolve_module(importer, dotted, level) is None and (
+                name is None or self.resolve_module(importer, f"{dotted}.{name}" if dotted else name, level) is None):
+            return fallback
+        return LazyImport(importer=importer, dotted=dotted, level=level, name=name, fallback=fallback)
+
+    def resolve_module(self, importer: FilePath, dotted: str, level: int) -> FilePath | None:
+        """The project file an import names (cached per analysis)."""
+        key = (importer, dotted, level)
+        if key not in self._resolved:
+            self._resolved[key] = project.resolve(importer, dotted, level) if (dotted or level) else None
+        return self._resolved[key]
+
+    def resolve_lazy(self, lazy: LazyImport) -> Value:
+        """The value a project import stands for, loading its module on first use (a cycle of re-exports, which
+        Python would reject, gives the library name)."""
+        if lazy.resolved is not None:
+            return lazy.resolved
+        if id(lazy) in self._resolving:
+            return lazy.fallback
+        self._resolving.add(id(lazy))
+        try:
+            lazy.resolved = self._resolve_lazy(lazy)
+        finally:
+            self._resolving.discard(id(lazy))
+        return lazy.resolved
+
+    def _resolve_lazy(self, lazy: LazyImport) -> Value:
+        if lazy.name is None:
+            return self.project_module(lazy.importer, lazy.dotted, lazy.level) or lazy.fallback
+        source = self.project_module(lazy.importer, lazy.dotted, lazy.level)
+        value = source.env.get(lazy.name) if source is not None else None
+        if value is None:  # `from . import models`: a submodule
+            sub = f"{lazy.dotted}.{lazy.name}" if lazy.dotted else lazy.name
+            value = self.project_module(lazy.importer, sub, lazy.level)
+        if value is None:
+            value = UNKNOWN if source is not None else lazy.fallback
+        if isinstance(value, LazyImport):  # re-exported by a package's `__init__`
+            value = self.resolve_lazy(value)
+        return value
+
+    def _real_path(self, path: FilePath) -> FilePath | None:
+        if path not in self._real_paths:
+            try:
+                self._real_paths[path] = path.resolve()
+            except (OSError, RuntimeError):
+                self._real_paths[path] = None
+        return self._real_paths[path]
+
+    def project_module(self, importer: FilePath | None, dotted: str, level: int) -> ModuleNamespace | None:
+        """The scope of a module of the file's own project, run once (its `if __name__ == "__main__":` block
+        does not run), or None for a library or a module that cannot be read."""
+        if importer is None:
+            return None
+        target = self.resolve_module(importer, dotted, level)
+        if target is None:
+            return None
+        key = self._real_path(target)
+        if key is None or key == self._real_path(FilePath(self.path)) or key in self.loading:
+            return None  # the file itself, or an import cycle
+        if key not in self.modules:
+            if len(self.modules) >= project.MAX_MODULES:
+                return None
+            loaded = project.load(FilePath(self.path), target)
+            self.modules[key] = loaded
+            if loaded is not None:
+                self.report.add_foreign(loaded.display, loaded.node_ids, loaded.lines)
+                self.module_names[id(loaded.env)] = dotted.rsplit(".", 1)[-1] or target.parent.name
+                module_frame = Frame(env=loaded.env, globals=loaded.env, function="<module>")
+                self.loading.append(key)
+                saved_stack, saved_statements = self.call_stack, self.statements
+                self.call_stack, self.statements = [], []
+                try:
+                    self.exec_block(loaded.tree.body, module_frame)
+                finally:
+                    self.loading.pop()
+                    self.call_stack, self.statements = saved_stack, saved_statements
+        loaded = self.modules[key]
+        return ModuleNamespace(name=dotted or target.parent.name, env=loaded.env) if loaded is not None else None
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef, frame: Frame, owner: ClassValue | None = None) -> None:
         qualname = stmt.name if frame.function == "<module>" else f"{frame.function}.{stmt.name}"
@@ -375,7 +481,8 @@ class Interpreter:
                 elif name.endswith("property"):
                     fn.kind = "property"
         fn.owner_class = owner
-        self.defined.append(fn)
+        if not self.loading:  # functions of other project files are run only when this file calls them
+            self.defined.append(fn)
         frame.env[stmt.name] = fn
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
@@ -418,7 +525,8 @@ class Interpreter:
             elif isinstance(item, (ast.Assign, ast.AnnAssign)):
                 self.exec_stmt(item, class_frame)
         cls.attrs = class_frame.env
-        self.classes.append(cls)
+        if not self.loading:
+            self.classes.append(cls)
         frame.env[stmt.name] = cls
 
     def stmt_If(self, stmt: ast.If, frame: Frame) -> None | bool:
@@ -655,7 +763,8 @@ class Interpreter:
                 if isinstance(child, ast.expr):
                     self.eval(child, frame)
             return UNKNOWN
-        return method(node, frame)
+        value = method(node, frame)
+        return self.resolve_lazy(value) if isinstance(value, LazyImport) else value
 
     def expr_Constant(self, node: ast.Constant, frame: Frame) -> Value:
         return constant_value(node.value)
@@ -668,6 +777,9 @@ class Interpreter:
         if value is not None:
             return value
         if node.id == "__name__":
+            name = self.module_names.get(id(frame.globals))
+            if name is not None:  # an imported project module: not "__main__"
+                return ScalarValue(kind="str", constant=name)
             return ScalarValue(kind="str", is_main=True)
         if hasattr(builtins, node.id):
             return QualName("builtins." + node.id)
@@ -861,9 +973,10 @@ class Interpreter:
             start, end = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
         except AttributeError:
             return None
-        if first < 0 or last >= len(self._byte_lines) or end is None:
+        lines = self.report.byte_lines_of(node) or self._byte_lines
+        if first < 0 or last >= len(lines) or end is None:
             return None
         if first == last:
-            return self._byte_lines[first][start:end].decode("utf-8", "replace")
-        parts = [self._byte_lines[first][start:], *self._byte_lines[first + 1:last], self._byte_lines[last][:end]]
+            return lines[first][start:end].decode("utf-8", "replace")
+        parts = [lines[first][start:], *lines[first + 1:last], lines[last][:end]]
         return b"\n".join(parts).decode("utf-8", "replace")

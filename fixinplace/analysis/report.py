@@ -47,12 +47,40 @@ class Reporter:
         self.path = path
         self.lines = source.splitlines()
         self.found: dict[tuple[int, str], _Pending] = {}  # (id of the site, code)
+        # Other project files the analysis ran (display name, ids of their nodes, lines): never reported at.
+        self._foreign: list[tuple[str, frozenset, tuple]] = []
+        self._foreign_bytes: dict[str, list[bytes]] = {}
+
+    def add_foreign(self, display: str, node_ids: frozenset, lines: tuple) -> None:
+        """Register the nodes of another project file: positions there are not positions in this file."""
+        self._foreign.append((display, node_ids, lines))
+
+    def _foreign_entry(self, node: ast.AST | None) -> tuple[str, frozenset, tuple] | None:
+        if node is None or not self._foreign:
+            return None
+        key = id(node)
+        return next((entry for entry in self._foreign if key in entry[1]), None)
+
+    def file_of(self, node: ast.AST | None) -> str:
+        """The display name of the project file a node is in, or "" for the checked file."""
+        entry = self._foreign_entry(node)
+        return entry[0] if entry else ""
+
+    def byte_lines_of(self, node: ast.AST) -> list[bytes] | None:
+        """The UTF-8 lines of the other project file a node is in (None for the checked file)."""
+        entry = self._foreign_entry(node)
+        if entry is None:
+            return None
+        if entry[0] not in self._foreign_bytes:
+            self._foreign_bytes[entry[0]] = [line.encode("utf-8") for line in entry[2]]
+        return self._foreign_bytes[entry[0]]
 
     # ------------------------------------------------------------------------------------------ positions
-    def _char_col(self, line: int, byte_col: int) -> int:
+    def _char_col(self, line: int, byte_col: int, lines: "list[str] | tuple | None" = None) -> int:
         """ast columns count UTF-8 bytes; diagnostics count characters (1-based)."""
-        if 1 <= line <= len(self.lines):
-            text = self.lines[line - 1]
+        lines = self.lines if lines is None else lines
+        if 1 <= line <= len(lines):
+            text = lines[line - 1]
             return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore")) + 1
         return byte_col + 1
 
@@ -60,8 +88,10 @@ class Reporter:
         """1-based (line, column, end_line, end_column) of a node, columns in characters."""
         line = getattr(node, "lineno", 1)
         end_line = getattr(node, "end_lineno", None) or line
-        col = self._char_col(line, getattr(node, "col_offset", 0))
-        end_col = self._char_col(end_line, getattr(node, "end_col_offset", None) or 0)
+        entry = self._foreign_entry(node)
+        lines = entry[2] if entry else None
+        col = self._char_col(line, getattr(node, "col_offset", 0), lines)
+        end_col = self._char_col(end_line, getattr(node, "end_col_offset", None) or 0, lines)
         return line, col, end_line, end_col
 
     # ------------------------------------------------------------------------------------------ emit
@@ -69,13 +99,15 @@ class Reporter:
             save: tuple | None = None) -> None:
         """Record one diagnostic at a write site (the most severe one per site and code wins); `save` is a
         (Save, backward line, move facts) the write invalidated."""
+        if self._foreign_entry(site.node) is not None:
+            return  # a write in another project file: reported when that file is checked
         key = (id(site), code)
         pending = self.found.get(key)
         if pending is None:
             pending = self.found[key] = _Pending(site, code, severity, message, tuple(related))
         elif severity.rank > pending.severity.rank:
             pending.severity, pending.message, pending.related = severity, message, tuple(related)
-        if save is not None:
+        if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
             pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
 
@@ -89,8 +121,9 @@ class Reporter:
         shared = "storage (not its version counter)" if write.silent else "storage and version counter"
         via = "" if written == saved else f" (it shares `{saved}`'s {shared})"
         at = f" at line {backward_line}" if backward_line else ""
-        save_text = f"`{saved}` was saved by `{save.op}` at line {save.line} ({save.op} saves {describe_role(save)} for backward)"
-        related = (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
+        where = f"{save.file}:{save.line}" if save.file else f"line {save.line}"
+        save_text = f"`{saved}` was saved by `{save.op}` at {where} ({save.op} saves {describe_role(save)} for backward)"
+        related = () if save.file else (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
         if write.silent:
             if write.via == "numpy":
                 how, via = "", f", a NumPy array that shares `{saved}`'s memory but not its version counter (`.numpy()`)"

@@ -114,6 +114,7 @@ class Save:
     end_column: int = 0
     operand: tuple | None = None  # (line, column, end_line, end_column) of the saved input's expression in the op
     clonable: bool = False  # `.clone()` at the save is exact (see `fixinplace.facts.SavedBy.clonable`)
+    file: str = ""  # the project file the op is in, when not the checked file ("" for the checked file)
 
 
 @dataclass(eq=False)
@@ -353,6 +354,27 @@ class DictValue(Value):
 
     items: dict
     is_tensor: Tri = False
+
+
+@dataclass(eq=False)
+class ModuleNamespace(Value):
+    """A module of the checked file's own project (`import models`): its scope, as the analysis ran it."""
+
+    name: str
+    env: dict
+
+
+@dataclass(eq=False)
+class LazyImport(Value):
+    """A name imported from a module of the project, loaded when the analysis first uses it (a package's
+    `__init__` imports many modules; a file uses a few of them)."""
+
+    importer: object  # the file that imports (a pathlib.Path)
+    dotted: str
+    level: int
+    name: str | None  # None: the module itself (`import models`)
+    fallback: Value  # the name as a library name, when the module cannot be loaded
+    resolved: Value | None = None  # what it stands for, once loaded
 
 
 @dataclass(eq=False)

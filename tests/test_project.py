@@ -1,0 +1,192 @@
+"""A file is analysed with the modules of its own project that it imports: a model defined in one file and
+trained in another is one program. Each program here is also run under torch, so its label is measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from clirun import cli
+
+from fixinplace.analysis.project import dependency_files, resolve
+
+MODELS = """
+    import torch
+    from torch import nn
+
+
+    class Discriminator(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(4, 8), nn.LeakyReLU(0.2), nn.Linear(8, 1))
+
+        def forward(self, x):
+            return torch.sigmoid(self.net(x))
+
+
+    if __name__ == "__main__":  # not run when imported
+        d = Discriminator()
+        out = d(torch.randn(2, 4))
+        out.add_(1)
+        out.sum().backward()
+"""
+
+TRAIN = """
+    import torch
+    {import_line}
+
+
+    def main():
+        torch.manual_seed(0)
+        gen = torch.nn.Linear(4, 4)
+        disc = {ctor}
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+        fake = gen(torch.randn(2, 4))
+        fake_out = disc(fake).mean()
+        d_loss = 1 - fake_out
+        d_loss.backward(retain_graph=True)
+        {step_before}
+        g_loss = fake_out
+        g_loss.backward()
+        {step_after}
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def _run(folder: Path, script: str) -> str:
+    """`ok`, `raises-saved` or `other` when the script runs as `python script` from its folder."""
+    proc = subprocess.run([sys.executable, script], cwd=folder, capture_output=True, text=True, timeout=120)
+    if proc.returncode == 0:
+        return "ok"
+    return "raises-saved" if "modified by an inplace operation" in proc.stderr else "other: " + proc.stderr[-300:]
+
+
+def _check(folder: Path, *paths: str) -> list[dict]:
+    proc = cli("check", "--no-cache", "--format", "json", *paths, cwd=folder)
+    assert proc.returncode in (0, 1), proc.stderr
+    return json.loads(proc.stdout)["diagnostics"]
+
+
+def _train(import_line: str, ctor: str, step_first: bool) -> str:
+    return TRAIN.format(import_line=import_line, ctor=ctor, step_before="opt_d.step()" if step_first else "",
+                        step_after="" if step_first else "opt_d.step()")
+
+
+@pytest.mark.parametrize("import_line, ctor", [
+    ("from models import Discriminator", "Discriminator()"),
+    ("import models", "models.Discriminator()"),
+    ("import models as m", "m.Discriminator()"),
+])
+@pytest.mark.parametrize("step_first", [True, False])
+def test_a_model_from_a_sibling_module_is_analysed_with_the_training_loop(tmp_path, import_line, ctor, step_first):
+    _write(tmp_path, {"models.py": MODELS, "train.py": _train(import_line, ctor, step_first)})
+    runtime = _run(tmp_path, "train.py")
+    assert runtime == ("raises-saved" if step_first else "ok")
+    found = _check(tmp_path, "train.py")
+    if not step_first:
+        assert found == []
+        return
+    assert [(d["path"], d["code"], d["severity"]) for d in found] == [("train.py", "FIP103", "error")]
+    message = found[0]["message"]
+    # The save is named in the file it is in; related locations stay in the checked file.
+    assert "saved by `Linear` at models.py:" in message, message
+    assert found[0]["line"] == 14
+
+
+def test_relative_imports_inside_a_package(tmp_path):
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/nets/__init__.py": "from .disc import Discriminator\n",
+        "pkg/nets/disc.py": MODELS,
+        "pkg/train.py": _train("from .nets import Discriminator", "Discriminator()", True),
+    })
+    proc = subprocess.run([sys.executable, "-m", "pkg.train"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert "modified by an inplace operation" in proc.stderr
+    found = _check(tmp_path, "pkg")
+    # (disc.py's own `__main__` block writes a saved output: a hazard of that file.)
+    assert [(Path(d["path"]).as_posix(), d["code"], d["severity"]) for d in found] == \
+        [("pkg/nets/disc.py", "FIP101", "error"), ("pkg/train.py", "FIP103", "error")]
+    assert "nets/disc.py:" in found[1]["message"]
+
+
+def test_writes_in_the_imported_module_are_reported_there_only(tmp_path):
+    """The imported module's own `__main__` block is a hazard of that file, found when that file is checked,
+    never reported at a position of the file that imports it."""
+    _write(tmp_path, {"models.py": MODELS, "train.py": _train("from models import Discriminator",
+                                                               "Discriminator()", False)})
+    assert _run(tmp_path, "models.py") == "raises-saved"
+    found = _check(tmp_path, ".")
+    assert [(d["path"], d["line"], d["code"]) for d in found] == [("models.py", 17, "FIP101")]
+
+
+def test_unreadable_or_broken_project_modules_are_unknown_not_errors(tmp_path):
+    _write(tmp_path, {
+        "broken.py": "def f(:\n",
+        "cyc_a.py": "from cyc_b import g\n\ndef f(x):\n    return g(x)\n",
+        "cyc_b.py": "from cyc_a import f\n\ndef g(x):\n    return x\n",
+        "train.py": """
+            import torch
+            from broken import Net
+            from cyc_a import f
+
+            x = torch.randn(3, requires_grad=True)
+            y = f(x.exp())
+            y.add_(1)
+            y.sum().backward()
+        """,
+    })
+    found = _check(tmp_path, "train.py")
+    # `f` returns its argument through a cycle of imports: the write is to `exp`'s saved output.
+    assert [(d["code"], d["line"]) for d in found] == [("FIP101", 7)]
+
+
+def test_resolution_follows_python(tmp_path):
+    _write(tmp_path, {"a/__init__.py": "", "a/b.py": "", "a/c/__init__.py": "", "a/c/d.py": "", "top.py": ""})
+    importer = tmp_path / "a" / "c" / "d.py"
+    assert resolve(importer, "b", 2) == tmp_path / "a" / "b.py"
+    assert resolve(importer, "", 1) == tmp_path / "a" / "c" / "__init__.py"
+    assert resolve(importer, "a.b", 0) == tmp_path / "a" / "b.py"  # from the folder above the top package
+    assert resolve(importer, "top", 0) == tmp_path / "top.py"
+    assert resolve(importer, "torch", 0) is None
+    fifo = tmp_path / "fifo.py"
+    try:
+        import os
+
+        os.mkfifo(fifo)
+    except (AttributeError, OSError):
+        return
+    assert resolve(tmp_path / "x.py", "fifo", 0) is None  # never opened: not a regular file
+
+
+def test_dependencies_of_a_file_for_the_cache(tmp_path):
+    _write(tmp_path, {"models.py": "from layers import Block\n", "layers.py": "", "train.py": "import models\n"})
+    deps = dependency_files(str(tmp_path / "train.py"), (tmp_path / "train.py").read_text())
+    assert [p.name for p in deps] == ["models.py", "layers.py"]
+
+
+def test_an_edited_imported_module_invalidates_the_cached_result(tmp_path):
+    _write(tmp_path, {"models.py": MODELS, "train.py": _train("from models import Discriminator",
+                                                               "Discriminator()", True)})
+    first = cli("check", "--format", "json", "train.py", cwd=tmp_path)
+    assert [d["code"] for d in json.loads(first.stdout)["diagnostics"]] == ["FIP103"]
+    # The discriminator no longer saves anything its step changes: a frozen, parameter-free module.
+    _write(tmp_path, {"models.py": MODELS.replace(
+        "nn.Sequential(nn.Linear(4, 8), nn.LeakyReLU(0.2), nn.Linear(8, 1))", "nn.Identity()").replace(
+        "torch.sigmoid(self.net(x))", "self.net(x).sum(-1, keepdim=True)")})
+    second = cli("check", "--format", "json", "train.py", cwd=tmp_path)
+    assert json.loads(second.stdout)["diagnostics"] == []
