@@ -879,6 +879,76 @@ for _cut, _runtime, _expect in ((1, "ok", set()), (2, "raises", {(6, "FIP101", "
         net(x).sum().backward()
     """)
 
+case("unknown_callee_output_is_not_taken_as_saved", "ok", set(), """
+    import functools
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    add_one = functools.partial(torch.add, other=1.0)
+    y = add_one(x)
+    y.mul_(2)
+    y.sum().backward()
+""")
+
+case("numpy_results_are_not_tensors", "ok", set(), """
+    import numpy as np
+    import torch
+
+
+    def augment(img, x):
+        mixed = np.zeros_like(img, dtype=np.float32)
+        y = x.exp()
+        mixed += img
+        return y * torch.from_numpy(mixed)
+""")
+
+case("numbers_in_an_unannotated_helper_are_not_tensor_hazards", "ok", set(), """
+    def make_divisible(v, divisor=8, min_value=None, round_limit=0.9):
+        min_value = min_value or divisor
+        new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
+        if new_v < round_limit * v:
+            new_v += divisor
+        return new_v
+""")
+
+case("helpers_of_a_no_grad_step_run_with_grad_mode_off", "ok", set(), """
+    import torch
+
+
+    def orthogonalize(X, eps=1e-7):
+        X.div_(X.norm().clamp(min=eps))
+        return X @ X.T
+
+
+    def scaled_update(G):
+        return orthogonalize(G.clone()) * 0.5
+
+
+    def single_tensor_step(p, grad, lr):
+        p.add_(scaled_update(grad), alpha=-lr)
+
+
+    def tensors_step(params, grads, lr):
+        for p, g in zip(params, grads):
+            single_tensor_step(p, g, lr)
+
+
+    class Orthogonal(torch.optim.Optimizer):
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, dict(lr=lr))
+
+        @torch.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                params = [p for p in group["params"] if p.grad is not None]
+                tensors_step(params, [p.grad for p in params], group["lr"])
+
+
+    w = torch.nn.Parameter(torch.randn(2, 2))
+    opt = Orthogonal([w])
+    (w * 2).sum().backward()
+    opt.step()
+""")
+
 case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "error")}, """
     import torch
     from torch import nn

@@ -471,7 +471,8 @@ class CallHandler:
         stmts = tuple(self.interp.statements)
         for group, group_certain in value.all_groups():
             write = Write(group=group, seq=next_seq(), path=frame.path, site=site, certain=certain and group_certain,
-                          silent=silent, label=label, allowed=frame.allow_mutation, stmts=stmts)
+                          silent=silent, label=label, allowed=frame.allow_mutation, stmts=stmts,
+                          maybe_not_tensor=value.is_tensor is None)
             group.writes.append(write)
             if group.silent_of is not None:
                 base = group.silent_of
@@ -496,6 +497,8 @@ class CallHandler:
                         continue
                     if not (compatible(write.path, save.path) and compatible(write.path, frame.path)):
                         continue
+                    if write.maybe_not_tensor and not save.certain:
+                        continue  # a value that may be a number, saved by an op that may not save it: nothing known
                     self.report.invalidated(write, save, label, line, certain=save.certain and write.certain,
                                             move=move_facts(self.interp, frame, write, tensor, self.parameters_of))
             if not implicit:
@@ -679,8 +682,10 @@ class CallHandler:
 
     def generic_op(self, op: str, args: list, kwargs: dict, node: ast.AST, frame: Frame, *,
                    is_tensor: Tri = None, receiver: TensorValue | None = None) -> Value:
-        """A call the analysis cannot see into: it may save any definite tensor argument and its output.
+        """A call the analysis cannot see into: it may save any definite tensor argument.
 
+        Its output is not taken as saved: nothing says the callee is an op that keeps its result (most unknown
+        callees are layers whose output nothing saved), and a warning must name a concrete way the code breaks.
         Only a tensor `receiver` (`t.unknown_method(...)`) may be aliased by the result.
         """
         values = ([receiver] if receiver is not None else []) + list(args) + list(kwargs.values())
@@ -695,9 +700,8 @@ class CallHandler:
         if rg_out is False:
             return result
         saves: list[Save] = []
-        for target in [t for t in tensors if t.is_tensor is True] + [result]:
-            role = "output" if target is result else f"input `{target.label}`"
-            saves += self.record_save(frame, target, op, role, node, False)
+        for target in [t for t in tensors if t.is_tensor is True]:
+            saves += self.record_save(frame, target, op, f"input `{target.label}`", node, False)
         result.graph = graph | frozenset(saves)
         return result
 
@@ -838,7 +842,7 @@ class CallHandler:
             value.dtype = args[0].dtype if args and isinstance(args[0], TensorValue) else None
             return value
         if name.startswith("torch.nn.init.") and last.endswith("_") and args:
-            self.record_write(frame, args[0], self.site(node, "method", last, written=node.args[0] if node.args else None, frame=frame), self._label(args[0], node), leaf_check=False)
+            self.record_write(frame, args[0], self.site(node, "method", last, written=node.args[0] if node.args else None, frame=frame), self._label(args[0], node.args[0] if node.args else node), leaf_check=False)
             return args[0]
         if name.startswith("torch.optim.") and last[:1].isupper() and "lr_scheduler" not in name:
             return self.make_optimizer(last, args, kwargs, node)
@@ -850,6 +854,7 @@ class CallHandler:
             self.numpy_call(name, args, kwargs, node, frame)
             if last in ("asarray", "asanyarray", "from_dlpack") and args and isinstance(args[0], TensorValue):
                 return self.numpy_alias(args[0], node)  # np.asarray(t) shares t's memory (CPU)
+            return UNKNOWN  # a NumPy array: autograd records nothing NumPy does
         if not name.startswith("torch.") and name != "torch":
             return self.generic_op(last, args, kwargs, node, frame, is_tensor=None)
         # torch functions
@@ -963,10 +968,8 @@ class CallHandler:
             for keyword in node.keywords:
                 if keyword.arg == kw:
                     return self.text(keyword.value)
-        if isinstance(node, ast.expr) and not isinstance(node, ast.Call):
-            return self.text(node)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            return self.text(node.func.value)
+        if isinstance(node, ast.expr):
+            return self.text(node)  # a call's result is a temporary: named by the call
         return getattr(value, "label", None) or self.text(node)
 
     def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
@@ -1536,6 +1539,8 @@ class CallHandler:
         interp = self.interp
         fn_node = fn.node
         if frame.depth >= MAX_INLINE_DEPTH or fn_node in interp.call_stack or interp.steps > STEP_BUDGET:
+            # Not run here: when it runs on its own, it runs in the grad mode its callers call it in.
+            interp.uninlined_grad_modes.setdefault(id(fn_node), set()).add(frame.grad_mode)
             extra = [self_value] if isinstance(self_value, TensorValue) else []
             return self.generic_op(fn.qualname, extra + list(args), kwargs, node, frame, is_tensor=None)
         if isinstance(fn_node, ast.Lambda):

@@ -109,6 +109,7 @@ class Evaluator(Protocol):
     call_stack: list[ast.AST]  # the function definitions being run, outermost first
     inlined: set[int]  # ids of function definitions run with known arguments
     steps: int  # abstract statement executions so far
+    uninlined_grad_modes: dict[int, set]  # id of a function definition -> grad modes of calls not inlined
     report: Reporter
 
     @property

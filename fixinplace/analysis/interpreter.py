@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections import ChainMap
+from collections import ChainMap, Counter
 from pathlib import Path as FilePath
 
 from fixinplace.analysis import calls, project
@@ -114,6 +114,7 @@ class Interpreter:
         self.report = Reporter(source, path)
         self.steps = 0
         self.inlined: set[int] = set()  # ids of FunctionDef nodes run with known arguments
+        self.uninlined_grad_modes: dict[int, set] = {}  # FunctionDef id -> grad modes of calls too deep to run
         self.defined: list[FunctionValue] = []  # every function/method seen, in source order
         self.classes: list[ClassValue] = []
         self.call_stack: list[ast.AST] = []
@@ -148,18 +149,47 @@ class Interpreter:
         """
         mentioned = self._mentioned_names()
         seen: set[int] = set()
-        for late in (False, True):
-            index = 0
-            while index < len(self.defined):
-                fn = self.defined[index]
-                index += 1
-                key = id(fn.node)
-                if key in self.inlined or key in seen or isinstance(fn.node, ast.Lambda):
-                    continue
-                if not late and mentioned.get(fn.node.name, 0) > 0:
-                    continue
-                seen.add(key)
-                self.run_unknown_context(fn)
+        index = 0
+        while index < len(self.defined):
+            fn = self.defined[index]
+            index += 1
+            key = id(fn.node)
+            if key in self.inlined or key in seen or isinstance(fn.node, ast.Lambda):
+                continue
+            if mentioned.get(fn.node.name, 0) > 0:
+                continue
+            seen.add(key)
+            self.run_unknown_context(fn)
+        # The rest, callers before the functions they call (by name), so that a helper runs inlined, with its
+        # caller's grad mode and arguments, rather than on its own.
+        calls_of: dict[int, set[str]] = {}
+        while True:
+            pending = [fn for fn in self.defined if id(fn.node) not in self.inlined and id(fn.node) not in seen
+                       and not isinstance(fn.node, ast.Lambda)]
+            if not pending:
+                break
+            called: Counter = Counter()
+            for other in pending:
+                if id(other.node) not in calls_of:
+                    calls_of[id(other.node)] = self._called_names(other.node)
+                called.update(calls_of[id(other.node)])
+            fn = next((f for f in pending if not called[f.node.name]), pending[0])
+            seen.add(id(fn.node))
+            self.run_unknown_context(fn)
+
+    @staticmethod
+    def _called_names(node: ast.AST) -> set[str]:
+        """The names a function calls (`f(...)`, `x.f(...)`), its nested definitions included."""
+        names = set()
+        for child in ast.walk(node):
+            if isinstance(child, ast.Call):
+                func = child.func
+                if isinstance(func, ast.Name):
+                    names.add(func.id)
+                elif isinstance(func, ast.Attribute):
+                    names.add(func.attr)
+        names.discard(getattr(node, "name", None))  # recursion does not make a function called
+        return names
 
     def _mentioned_names(self) -> dict[str, int]:
         """How often each function name is read in the file (`name` or `x.name`) outside the definitions of that
@@ -195,6 +225,8 @@ class Interpreter:
         # of a graph it builds itself (that backward only works with grad mode on); unknown for anything else
         # nobody here calls.
         default_grad: Tri = True if node.name in ("forward", "__call__") or runs_own_backward(node) else None
+        if self.uninlined_grad_modes.get(id(node)) == {False}:
+            default_grad = False  # every call the file makes of it runs with grad mode off (an optimizer's step)
         frame = Frame(
             env=env,
             globals=fn.env,

@@ -131,6 +131,7 @@ class Write:
     allowed: bool = False  # under allow_mutation_on_saved_tensors(): autograd clones on write
     stmts: tuple = ()  # the statements being run when it happened, outermost first (callers' included)
     via: str = ""  # for a silent write through an alias: `data` or `numpy`
+    maybe_not_tensor: bool = False  # nothing showed the written value is a tensor (an unannotated argument)
 
 
 @dataclass(eq=False)
