@@ -188,6 +188,14 @@ class OpEntry:
     def __repr__(self) -> str:
         return f"OpEntry({self.name!r}, view={self.view!r}, differentiable={self.differentiable})"
 
+    def list_position(self) -> int | None:
+        """The position of a trailing list of tensors every measured sample passed (`einsum(eq, [a, b])`), which
+        a call may also write out as separate arguments (`einsum(eq, a, b)`); None when there is none."""
+        positions = {len(v["args"]) - 1 for v in self._variants if v["args"] and v["args"][-1] == "L"}
+        if len(positions) != 1 or any(not v["args"] or v["args"][-1] != "L" for v in self._variants):
+            return None
+        return positions.pop()
+
     # -- argument normalization ------------------------------------------------------------------
 
     def _norm_caller(self, key: _Key) -> _Key:

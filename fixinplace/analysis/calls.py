@@ -518,6 +518,11 @@ class CallHandler:
 
         `arg_nodes` are the expressions of `args` (None where unknown), so that a save records where its saved
         input is written in the op."""
+        at = entry.list_position() if entry is not None and hasattr(entry, "list_position") else None
+        if at is not None and len(args) > at and not (len(args) == at + 1 and isinstance(args[at], SeqValue)):
+            # `torch.einsum(eq, a, b)` is `torch.einsum(eq, [a, b])`: the measured list is every operand.
+            args = [*args[:at], SeqValue(list(args[at:]))]
+            arg_nodes = None
         tensors = self.tensors(list(args) + list(kwargs.values()))
         rg_out = self.output_rg(frame, tensors, entry is None or entry.differentiable)
         graph = self.graph_of(tensors, rg_out)
@@ -565,6 +570,8 @@ class CallHandler:
                     role = "output" if len(outputs) == 1 else f"output {saved.item.partition(':')[2] or '0'}"
                 elif saved.item == "input:0" or len(tensors) == 1:
                     role = "input"
+                elif isinstance(target, SeqValue):
+                    role = "operands"
                 else:
                     role = f"input `{getattr(target, 'label', '?')}`"
                 operand, clonable = self._save_site(saved.item, node, arg_nodes, len(outputs), view,
