@@ -245,11 +245,25 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
     This is what the fix stage checks its rewrites against, whatever the user selected. Raises `SourceError`
     when the text cannot be parsed. Text without any in-place pattern is not parsed.
     """
-    if not might_write_in_place(source_text):
+    if not might_write_in_place(source_text) and not _imports_in_place_writes(source_text, path):
         return []
     tree = parse_source(source_text, path)
     diagnostics = [d if d.path == path else replace(d, path=path) for d in _analyze(tree, source_text, path)]
     return sorted(set(apply_suppressions(diagnostics, source_text)), key=sort_key)
+
+
+def _imports_in_place_writes(source_text: str, path: str) -> bool:
+    """Whether a project module the file imports has an in-place write form: the file may run it (a training
+    loop whose optimizer steps live in a trainer class of another file)."""
+    from fixinplace.analysis.project import dependency_files
+
+    for dependency in dependency_files(path, source_text):
+        try:
+            if might_write_in_place(dependency.read_text(encoding="utf-8", errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def check_source(source_text: str, path: str = "<string>", settings: Settings | None = None) -> list[Diagnostic]:

@@ -190,3 +190,47 @@ def test_an_edited_imported_module_invalidates_the_cached_result(tmp_path):
         "torch.sigmoid(self.net(x))", "self.net(x).sum(-1, keepdim=True)")})
     second = cli("check", "--format", "json", "train.py", cwd=tmp_path)
     assert json.loads(second.stdout)["diagnostics"] == []
+
+
+def test_a_hazard_run_by_a_call_into_another_file_is_reported_at_the_call(tmp_path):
+    """The optimizer steps and the backward live in a trainer module; the file that calls it has no in-place
+    syntax at all (the text pre-filter must not skip it)."""
+    _write(tmp_path, {
+        "models.py": MODELS,
+        "trainer.py": """
+            import torch
+
+
+            class Trainer:
+                def __init__(self, gen, disc, lr=0.1, optimizer_class=torch.optim.SGD):
+                    self.gen, self.disc = gen, disc
+                    self.opt_d = optimizer_class(disc.parameters(), lr=lr)
+
+                def train_step(self, z):
+                    fake_out = self.disc(self.gen(z)).mean()
+                    d_loss = 1 - fake_out
+                    d_loss.backward(retain_graph=True)
+                    self.opt_d.step()
+                    fake_out.backward()
+        """,
+        "run.py": """
+            import torch
+            from models import Discriminator
+            from trainer import Trainer
+
+
+            def main():
+                torch.manual_seed(0)
+                trainer = Trainer(torch.nn.Linear(4, 4), Discriminator())
+                trainer.train_step(torch.randn(2, 4))
+
+
+            if __name__ == "__main__":
+                main()
+        """,
+    })
+    assert _run(tmp_path, "run.py") == "raises-saved"
+    found = _check(tmp_path, "run.py")
+    assert [(d["path"], d["line"], d["code"], d["severity"]) for d in found] == [("run.py", 9, "FIP103", "error")]
+    assert found[0]["message"].startswith("this call runs trainer.py:13, where `self.opt_d.step()` updates")
+    assert found[0]["fix"] is None  # the write is in trainer.py: nothing to rewrite in run.py

@@ -461,7 +461,8 @@ class CallHandler:
         if leaf_check and not silent and frame.grad_mode is not False:
             if value.leaf_rg is True:
                 why = value.group.origin_detail or "a leaf that requires grad"
-                self.report.leaf(site, label, why, certain and frame.grad_mode is True)
+                self.report.leaf(site, label, why, certain and frame.grad_mode is True,
+                                 stmts=tuple(self.interp.statements))
             elif (value.leaf_rg is None and value.group.origin == "arg" and certain and site.form != "out"
                   and not frame.mutates_on_request):
                 # Writing a caller's `out=` buffer, or an argument of an API with an `inplace` parameter, is what
@@ -484,10 +485,10 @@ class CallHandler:
                  retain: bool = False) -> None:
         """A backward through `value`: every save it needs must still be at its saved version."""
         where = self.report.file_of(node)
-        if where and not implicit:  # a backward in another file of the project
-            label, implicit = f"{label} ({where}:{getattr(node, 'lineno', '?')})", True
+        if where and not implicit:  # a backward in another file of the project: its line is there
+            label = f"{label} ({where}:{getattr(node, 'lineno', '?')})"
         for tensor in self.interp.tensors_in(value):
-            line = None if implicit else getattr(node, "lineno", None)
+            line = None if implicit or where else getattr(node, "lineno", None)
             saves = sorted((item for item in tensor.graph if isinstance(item, Save)), key=lambda s: s.seq)
             for save in saves:
                 if save in self.consumed or not compatible(save.path, frame.path):
@@ -1613,22 +1614,29 @@ class CallHandler:
             elif param.arg in kwargs:
                 env[param.arg] = kwargs.pop(param.arg)
             elif index >= first_default and not spread:
-                env[param.arg] = self._default(defaults[index - first_default])
+                env[param.arg] = self._default(fn, index - first_default)
             else:
                 env[param.arg] = UNKNOWN
         if spec.vararg:
             env[spec.vararg.arg] = SeqValue(values[len(params):])
-        for param, default in zip(spec.kwonlyargs, spec.kw_defaults):
+        for position, (param, default) in enumerate(zip(spec.kwonlyargs, spec.kw_defaults)):
             if param.arg in kwargs:
                 env[param.arg] = kwargs.pop(param.arg)
             else:
-                env[param.arg] = self._default(default) if default is not None and not spread else UNKNOWN
+                env[param.arg] = self._default(fn, position, keyword=True) if default is not None and not spread \
+                    else UNKNOWN
         if spec.kwarg:
             env[spec.kwarg.arg] = UNKNOWN
         return env
 
     @staticmethod
-    def _default(node: ast.AST) -> Value:
+    def _default(fn: FunctionValue, position: int, keyword: bool = False) -> Value:
+        """A parameter's default: its value where the function was defined (a literal when that was not run)."""
+        values = fn.kw_defaults if keyword else fn.defaults
+        if position < len(values) and values[position] is not None:
+            return values[position]
+        nodes = fn.node.args.kw_defaults if keyword else fn.node.args.defaults
+        node = nodes[position] if position < len(nodes) else None
         return constant_value(node.value) if isinstance(node, ast.Constant) else UNKNOWN
 
     # =========================================================================================== operators

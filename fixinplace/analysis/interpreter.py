@@ -513,6 +513,8 @@ class Interpreter:
                 elif name.endswith("property"):
                     fn.kind = "property"
         fn.owner_class = owner
+        fn.defaults = tuple(self.eval(d, frame) for d in stmt.args.defaults)
+        fn.kw_defaults = tuple(self.eval(d, frame) if d is not None else None for d in stmt.args.kw_defaults)
         if not self.loading:  # functions of other project files are run only when this file calls them
             self.defined.append(fn)
         frame.env[stmt.name] = fn

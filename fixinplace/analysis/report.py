@@ -50,6 +50,7 @@ class Reporter:
         # Other project files the analysis ran (display name, ids of their nodes, lines): never reported at.
         self._foreign: list[tuple[str, frozenset, tuple]] = []
         self._foreign_bytes: dict[str, list[bytes]] = {}
+        self._call_sites: dict[int, Site] = {}  # statement id -> the site standing for writes it runs elsewhere
 
     def add_foreign(self, display: str, node_ids: frozenset, lines: tuple) -> None:
         """Register the nodes of another project file: positions there are not positions in this file."""
@@ -60,6 +61,11 @@ class Reporter:
             return None
         key = id(node)
         return next((entry for entry in self._foreign if key in entry[1]), None)
+
+    def _line_text(self, node: ast.AST) -> str:
+        line = getattr(node, "lineno", 0)
+        text = self.lines[line - 1].strip() if 1 <= line <= len(self.lines) else ""
+        return text if len(text) <= 60 else text[:57] + "..."
 
     def file_of(self, node: ast.AST | None) -> str:
         """The display name of the project file a node is in, or "" for the checked file."""
@@ -96,11 +102,20 @@ class Reporter:
 
     # ------------------------------------------------------------------------------------------ emit
     def add(self, site: Site, code: str, severity: Severity, message: str, related=(),
-            save: tuple | None = None) -> None:
+            save: tuple | None = None, stmts: tuple = ()) -> None:
         """Record one diagnostic at a write site (the most severe one per site and code wins); `save` is a
-        (Save, backward line, move facts) the write invalidated."""
-        if self._foreign_entry(site.node) is not None:
-            return  # a write in another project file: reported when that file is checked
+        (Save, backward line, move facts) the write invalidated. A write in another project file, run by a call
+        of this file (`stmts`: the statements being run, outermost first), is reported at that call."""
+        entry = self._foreign_entry(site.node)
+        if entry is not None:
+            call = next((s for s in reversed(stmts) if self._foreign_entry(s) is None), None)
+            if call is None:
+                return  # found while that file's own code ran: reported when that file is checked
+            line = getattr(site.node, "lineno", 0)
+            message = f"this call runs {entry[0]}:{line}, where {message}"
+            site = self._call_sites.setdefault(id(call), Site(node=call, form="call", op=site.op,
+                                                              text=self._line_text(call)))
+            save = None  # the fix stage rewrites this file only
         key = (id(site), code)
         pending = self.found.get(key)
         if pending is None:
@@ -159,9 +174,10 @@ class Reporter:
             )
             code = SAVED_TENSOR_MUTATED.code
         severity = Severity.ERROR if certain else Severity.WARNING
-        self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}))
+        self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}),
+                 stmts=write.stmts)
 
-    def leaf(self, site: Site, label: str, why: str, certain: bool) -> None:
+    def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = ()) -> None:
         """A write to a leaf that requires grad (or a view of one) in grad mode."""
         if certain:
             message = (
@@ -174,7 +190,7 @@ class Reporter:
                 f"in-place write to `{label}` ({why}): if it is a leaf tensor that requires grad and grad mode is "
                 f"on, PyTorch raises \"a leaf Variable that requires grad is being used in an in-place operation\""
             )
-        self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message)
+        self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message, stmts=stmts)
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
         """Info diagnostics for write sites that got no hazard."""

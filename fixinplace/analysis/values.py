@@ -139,7 +139,7 @@ class Site:
     """The source location of one in-place write, shared by every abstract execution of it."""
 
     node: ast.AST
-    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | library
+    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | library | call
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write
     # `fixinplace.facts.WriteFacts` fields known when the site is first seen (where it is, what it writes), and
@@ -444,6 +444,8 @@ class FunctionValue(Value):
     grad_mode: Tri = None  # forced by a decorator
     kind: str = "function"  # function | staticmethod | classmethod | property
     owner_class: "ClassValue | None" = None  # the class a method is defined in
+    defaults: tuple = ()  # the values of its positional defaults, evaluated where it is defined (as Python does)
+    kw_defaults: tuple = ()  # the values of its keyword-only defaults (None where there is none)
 
 
 @dataclass(eq=False)

@@ -74,8 +74,8 @@ def _candidate(codemod: type[InPlaceFix], applicability: str, description: str, 
 def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     """The rewrites to try for one diagnostic, in order of preference (empty: no fix is possible)."""
     f = d.facts
-    if f is None or d.severity is Severity.INFO:
-        return []
+    if f is None or d.severity is Severity.INFO or f.form == "call":
+        return []  # (`call`: the write is in another file, run by a call of this one)
     if d.code == "FIP103" or f.form == "optimizer":
         return _move_after_backward(f)
     if d.code == "FIP102":
