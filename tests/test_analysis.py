@@ -949,6 +949,33 @@ case("helpers_of_a_no_grad_step_run_with_grad_mode_off", "ok", set(), """
     opt.step()
 """)
 
+case("module_list_built_by_append", "raises", {(12, "FIP101", "error")}, """
+    import torch
+    import torch.nn as nn
+    blocks = nn.ModuleList()
+    for _ in range(2):
+        blocks.append(nn.Sequential(nn.Linear(3, 3), nn.Sigmoid()))
+    x = torch.randn(2, 3)
+    for i, block in enumerate(blocks):
+        x = block(x)
+        if i == 0:
+            total = x
+        else:
+            total += x
+    total.sum().backward()
+""")
+
+case("module_list_pairs_unpacked_in_a_loop", "raises", {(7, "FIP101", "error")}, """
+    import torch
+    import torch.nn as nn
+    layers = nn.ModuleList([nn.ModuleList([nn.Linear(3, 3), nn.Sigmoid()])])
+    x = torch.randn(2, 3, requires_grad=True)
+    for lin, act in layers:
+        y = act(lin(x))
+    y.add_(1)
+    y.sum().backward()
+""")
+
 case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "error")}, """
     import torch
     from torch import nn

@@ -1323,6 +1323,20 @@ class CallHandler:
                         value.label = f"self.{key.value}"
                     module.attrs[key.value] = value
             return SCALAR
+        if name in ("append", "extend", "insert") and isinstance(module, ModuleValue) \
+                and module.kind in ("ModuleList", "Sequential"):
+            # `self.blocks.append(Block(...))`: the container holds it (and returns itself).
+            if name == "append" and args:
+                module.children.append(args[0])
+            elif name == "extend" and args:
+                module.children.extend(self.interp.iteration_items(args[0]) or [])
+            elif name == "insert" and len(args) > 1:
+                at = args[0].constant if isinstance(args[0], ScalarValue) and args[0].is_number else None
+                if isinstance(at, int):
+                    module.children.insert(at, args[1])
+                else:
+                    module.children.append(args[1])
+            return module
         if name in ("children", "modules"):
             found = self.submodules(module, recursive=name == "modules")
             return SeqValue(([module] if name == "modules" else []) + found)

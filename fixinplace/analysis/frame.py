@@ -25,7 +25,7 @@ from fixinplace.analysis.values import (
     tri_join,
 )
 
-MAX_INLINE_DEPTH = 4
+MAX_INLINE_DEPTH = 5
 MAX_LOOP_PASSES = 3  # passes over a loop body the analysis cannot unroll
 MAX_UNROLL = 16
 STEP_BUDGET = 400_000  # abstract statement executions per file; beyond it calls stop being inlined

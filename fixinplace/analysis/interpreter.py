@@ -718,6 +718,8 @@ class Interpreter:
             self.bind_name(target.id, value, frame)
         elif isinstance(target, (ast.Tuple, ast.List)):
             elements = target.elts
+            if isinstance(value, ModuleValue) and value.kind in ("Sequential", "ModuleList"):
+                value = SeqValue(list(value.children))  # `attn, ff = layer` for a ModuleList of two
             if isinstance(value, SeqValue) and len(value.items) == len(elements) and not any(
                 isinstance(e, ast.Starred) for e in elements
             ):
