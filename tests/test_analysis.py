@@ -976,6 +976,40 @@ case("module_list_pairs_unpacked_in_a_loop", "raises", {(7, "FIP101", "error")},
     y.sum().backward()
 """)
 
+# Layers built from per-layer options (mlcolvar's FeedForward): `range(len(layers) - 1)`, a comprehension over it,
+# `hasattr`/`isinstance` on known values and `options or {}` are decided, so each layer's modules are known.
+for _dropout, _runtime, _expect in (("[0.2, 0.4, 0.6]", "raises", {(27, "FIP101", "error")}),
+                                    ("[None, None, None]", "ok", set())):
+    case(f"per_layer_options_dropout_{_runtime}", _runtime, _expect, """
+        import torch
+        import torch.nn as nn
+
+
+        def parse_options(options, n_layers):
+            if hasattr(options, "__iter__") and not isinstance(options, str):
+                return options
+            return [options for _ in range(n_layers - 1)] + [None]
+
+
+        def build(layers, activation="relu", dropout=None):
+            acts = parse_options(activation, len(layers) - 1)
+            drops = parse_options(dropout, len(layers) - 1)
+            modules = []
+            for i in range(len(layers) - 1):
+                modules.append(nn.Linear(layers[i], layers[i + 1]))
+                if acts[i] == "relu":
+                    modules.append(nn.ReLU(True))
+                if drops[i] is not None:
+                    modules.append(nn.Dropout(p=drops[i], inplace=True))
+            return nn.Sequential(*modules)
+
+
+        options = {"dropout": {dropout}}
+        net = build([4, 8, 8, 1], **(options or {}))
+        x = torch.randn(5, 4)
+        net(x).sum().backward()
+    """.replace("{dropout}", _dropout))
+
 case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "error")}, """
     import torch
     from torch import nn

@@ -41,7 +41,7 @@ from fixinplace.analysis.values import (
 
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.callers import argument_is_private, returns_other_than
-from fixinplace.analysis.frame import MAX_INLINE_DEPTH, STEP_BUDGET, Evaluator, Frame, join_values
+from fixinplace.analysis.frame import MAX_INLINE_DEPTH, MAX_UNROLL, STEP_BUDGET, Evaluator, Frame, join_values
 from fixinplace.analysis.liveness import read_after
 from fixinplace.analysis.moves import move_facts
 from fixinplace.facts import Operand, Span, Statement
@@ -114,6 +114,7 @@ class CallHandler:
         self.consumed: set[Save] = set()  # the saves themselves: an id can be reused once one is freed
         self.write_sites: dict[int, Site] = {}
         self._sites: dict[tuple, Site] = {}
+        self._known_spreads: set[int] = set()  # ids of the calls being run whose `*`/`**` arguments are known
         self._intermediates: set[int] = set()  # ids of the values passed between the modules of a Sequential
 
     # =========================================================================================== basics
@@ -780,11 +781,14 @@ class CallHandler:
         """Evaluate a call expression."""
         func = self.interp.eval(node.func, frame)
         args: list[Value] = []
+        spreads_known = True  # every `*x` and `**x` of the call has known content
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 spread = self.interp.eval(arg.value, frame)
                 items = self.interp.iteration_items(spread)
                 args.extend(items if items is not None else [UNKNOWN])
+                spreads_known = spreads_known and items is not None and not (
+                    isinstance(spread, SeqValue) and (spread.imprecise or spread.open_ended))
             else:
                 args.append(self.interp.eval(arg, frame))
         kwargs: dict[str, Value] = {}
@@ -794,7 +798,14 @@ class CallHandler:
                 kwargs[kw.arg] = value
             elif isinstance(value, DictValue):  # `**dd` with `dd = {"device": device, "dtype": dtype}`
                 kwargs.update((k, v) for k, v in value.items.items() if isinstance(k, str))
-        return self.dispatch(func, args, kwargs, node, frame)
+            else:
+                spreads_known = False
+        if spreads_known:
+            self._known_spreads.add(id(node))
+        try:
+            return self.dispatch(func, args, kwargs, node, frame)
+        finally:
+            self._known_spreads.discard(id(node))
 
     def dispatch(self, func: Value, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Call an evaluated callee."""
@@ -982,9 +993,27 @@ class CallHandler:
 
     def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         if name == "range":
+            # `range(3)` with known bounds: its numbers, so a loop over it runs each iteration with its index.
+            bounds = [a.constant if isinstance(a, ScalarValue) and a.is_number else None for a in args]
+            if 1 <= len(bounds) <= 3 and not kwargs and (len(bounds) < 3 or bounds[2] != 0) \
+                    and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+                numbers = range(*bounds)  # type: ignore[arg-type]
+                if len(numbers) <= MAX_UNROLL:
+                    return SeqValue([constant_value(n) for n in numbers])
             return ScalarValue(is_range=True)
+        if name == "len" and len(args) == 1:
+            value = args[0]
+            if isinstance(value, SeqValue) and not value.imprecise and not value.open_ended:
+                return constant_value(len(value.items))
+            if isinstance(value, ScalarValue) and value.is_str and value.known:
+                return constant_value(len(value.constant))  # type: ignore[arg-type]
+            return ScalarValue(kind="number")
         if name in ("list", "tuple") and args:
             return args[0] if isinstance(args[0], (SeqValue, ParamsValue)) else UNKNOWN
+        if name in ("isinstance", "hasattr") and len(args) == 2:
+            known = self._builtin_truth(name, args[0], args[1])
+            if known is not None:
+                return truth_value(known)
         if name == "enumerate" and args:
             items = self.interp.iteration_items(args[0])
             if items is not None:
@@ -1023,6 +1052,35 @@ class CallHandler:
             return self.call_method(args[0], "__abs__", [], {}, node, frame)
         return UNKNOWN
 
+    _BUILTIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "complex": complex, "bytes": bytes,
+                      "list": list, "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset}
+
+    def _builtin_truth(self, name: str, value: Value, what: Value) -> bool | None:
+        """`isinstance(c, str)` / `hasattr(c, "__iter__")` for a constant the analysis knows (a literal passed
+        down): evaluated on the constant itself, which is a plain Python value."""
+        if isinstance(value, SeqValue):
+            # A tuple or a list (which one is not tracked): decided when both answer alike.
+            answers = {self._sample_truth(name, sample, what) for sample in ([], ())}
+            return answers.pop() if len(answers) == 1 else None
+        if not (isinstance(value, ScalarValue) and value.known):
+            return None
+        return self._sample_truth(name, value.constant, what)
+
+    def _sample_truth(self, name: str, sample: object, what: Value) -> bool | None:
+        if name == "hasattr":
+            if isinstance(what, ScalarValue) and what.is_str and what.known:
+                return hasattr(sample, what.constant)  # type: ignore[arg-type]
+            return None
+        names = [what] if isinstance(what, QualName) else list(what.items) if isinstance(what, SeqValue) else []
+        types = []
+        for item in names:
+            kind = self._BUILTIN_TYPES.get(item.name[9:]) if isinstance(item, QualName) and \
+                item.name.startswith("builtins.") else None
+            if kind is None:
+                return None
+            types.append(kind)
+        return isinstance(sample, tuple(types)) if types else None
+
     def concatenate(self, parts: list, node: ast.AST) -> Value:
         """`list(a.parameters()) + list(b.parameters())`, `itertools.chain(...)`: one list of the parts' items."""
         if any(isinstance(p, ParamsValue) for p in parts):
@@ -1058,6 +1116,8 @@ class CallHandler:
         if isinstance(receiver, SeqValue):
             if frame.path:
                 receiver.imprecise = True  # items now depend on the path taken
+                if name in ("append", "insert") and args and isinstance(args[-1], ModuleValue):
+                    args[-1].maybe_absent = True  # a Sequential built from the list may not run it
             if frame.loop_tags:
                 receiver.open_ended = True
             if name in ("append", "insert") and args:
@@ -1438,7 +1498,8 @@ class CallHandler:
             label = (self._label(x, node.args[0] if node.args else node) if written is not None
                      else x.label)
             self.record_write(frame, x, self.site(node, "inplace_module", op, module_ctor=ctor_span,
-                                                  written=written, frame=frame), label)
+                                                  written=written, frame=frame), label,
+                              certain=not module.maybe_absent)
             result = x
             result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
         else:
@@ -1599,15 +1660,10 @@ class CallHandler:
 
     def _unknown_spread(self, node: ast.AST, frame: Frame) -> bool:
         """Whether a call passes `*args` or `**kwargs` whose content is not known (which parameters they fill is
-        not known): a name holding a list or a dict with known keys is known."""
-        if not isinstance(node, ast.Call):
+        not known): a list or a dict with known keys is known (`call` records which calls had only those)."""
+        if not isinstance(node, ast.Call) or id(node) in self._known_spreads:
             return False
-        for expr, kind in [(a.value, SeqValue) for a in node.args if isinstance(a, ast.Starred)] + \
-                [(kw.value, DictValue) for kw in node.keywords if kw.arg is None]:
-            value = frame.lookup(expr.id) if isinstance(expr, ast.Name) else None
-            if not isinstance(value, kind) or (isinstance(value, SeqValue) and (value.imprecise or value.open_ended)):
-                return True
-        return False
+        return any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords)
 
     def bind_arguments(self, fn: FunctionValue, args: list, kwargs: dict, self_value: Value | None,
                        frame: Frame, spread: bool = False) -> dict:

@@ -602,9 +602,16 @@ class Interpreter:
 
     @staticmethod
     def static_truth(test: Value | None) -> bool | None:
-        """Conditions the analysis can decide: literals, defaults like `inplace=False`, `__name__ == "__main__"`."""
+        """Conditions the analysis can decide: literals, defaults like `inplace=False`, `__name__ == "__main__"`,
+        a list whose items are known, a dict known to hold keys, a function or class."""
         if isinstance(test, ScalarValue):
             return test.truth
+        if isinstance(test, SeqValue) and not test.imprecise and not test.open_ended:
+            return bool(test.items)
+        if isinstance(test, DictValue) and test.items:
+            return True
+        if isinstance(test, (FunctionValue, ClassValue)):
+            return True
         return None
 
     def stmt_For(self, stmt: ast.For, frame: Frame) -> None:
@@ -876,7 +883,7 @@ class Interpreter:
         # truth of the operands before it is known.
         stop = isinstance(node.op, ast.Or)
         for value in values[:-1]:
-            truth = value.truth if isinstance(value, ScalarValue) else None
+            truth = self.static_truth(value)
             if truth is None:
                 break
             if truth is stop:
@@ -960,6 +967,22 @@ class Interpreter:
         inner = Frame(env=dict(frame.env), globals=frame.globals, grad_mode=frame.grad_mode,
                       allow_mutation=frame.allow_mutation, path=frame.path, function=frame.function,
                       unknown_context=frame.unknown_context, depth=frame.depth, loop_tags=frame.loop_tags)
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs \
+                and not node.generators[0].is_async:
+            # `[options for _ in range(3)]` over known items: the list of each item's element.
+            gen = node.generators[0]
+            iterable = self.eval(gen.iter, inner)
+            items = self.iteration_items(iterable)
+            if items is not None and len(items) <= MAX_UNROLL and not (
+                    isinstance(iterable, SeqValue) and (iterable.imprecise or iterable.open_ended)):
+                elements = []
+                for item in items:
+                    self.assign(gen.target, item, inner, node)
+                    elements.append(self.eval(node.elt, inner))
+                return SeqValue(elements)
+            self.assign(gen.target, self.element_value(iterable, items), inner, node)
+            element = self.eval(node.elt, inner)
+            return SeqValue([element]) if isinstance(element, TensorValue) else UNKNOWN
         for gen in node.generators:
             iterable = self.eval(gen.iter, inner)
             self.assign(gen.target, self.element_value(iterable, self.iteration_items(iterable)), inner, node)

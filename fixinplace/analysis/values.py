@@ -408,6 +408,7 @@ class ModuleValue(Value):
     entry: object = None  # optable.ModuleEntry
     node: ast.AST | None = None  # the constructor call
     constructor: dict = field(default_factory=dict)  # constructor parameter name -> the value passed
+    maybe_absent: bool = False  # added to a list of layers under a branch: a container may not hold it
 
 
 @dataclass(eq=False)
