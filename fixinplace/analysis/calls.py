@@ -15,6 +15,7 @@ from fixinplace.analysis.values import (
     GradModeCtx,
     Group,
     InstanceValue,
+    LazyImport,
     LeafUse,
     MethodRef,
     ModuleNamespace,
@@ -809,6 +810,8 @@ class CallHandler:
 
     def dispatch(self, func: Value, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Call an evaluated callee."""
+        if isinstance(func, LazyImport):
+            func = func.fallback if self.interp.loading else self.interp.resolve_lazy(func)
         if isinstance(func, QualName):
             return self.call_qualname(func.name, args, kwargs, node, frame)
         if isinstance(func, MethodRef):

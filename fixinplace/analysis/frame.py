@@ -16,6 +16,7 @@ from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.values import (
     UNKNOWN,
     ClassValue,
+    LazyImport,
     Path,
     ScalarValue,
     TensorValue,
@@ -111,6 +112,7 @@ class Evaluator(Protocol):
     steps: int  # abstract statement executions so far
     uninlined_grad_modes: dict[int, set]  # id of a function definition -> grad modes of calls not inlined
     report: Reporter
+    loading: list  # the project modules whose top level is running (innermost last)
 
     @property
     def current_statement(self) -> ast.stmt | None: ...
@@ -132,3 +134,5 @@ class Evaluator(Protocol):
     def tensors_in(self, value: Value) -> list[TensorValue]: ...
 
     def text(self, node: ast.AST) -> str: ...
+
+    def resolve_lazy(self, lazy: LazyImport) -> Value: ...

@@ -131,6 +131,7 @@ class Interpreter:
         self._resolved: dict[tuple, FilePath | None] = {}
         self._resolving: set[int] = set()  # ids of the LazyImports being resolved
         self._real_paths: dict[FilePath, FilePath | None] = {}
+        self._dependencies: set | None = None  # the project files this file's analysis may load
 
     # ----------------------------------------------------------------------------------------------- driver
     def run(self) -> None:
@@ -472,6 +473,10 @@ class Interpreter:
         key = self._real_path(target)
         if key is None or key == self._real_path(FilePath(self.path)) or key in self.loading:
             return None  # the file itself, or an import cycle
+        if self._dependencies is None:
+            self._dependencies = {self._real_path(p) for p in project.dependency_files(self.path, self.source)}
+        if key not in self._dependencies:
+            return None  # beyond what a cached result of this file is keyed on
         if key not in self.modules:
             if len(self.modules) >= project.MAX_MODULES:
                 return None
@@ -497,7 +502,9 @@ class Interpreter:
         fn = FunctionValue(node=stmt, qualname=qualname, env=self.scope_of_definition(frame, owner))
         for deco in stmt.decorator_list:
             target = deco.func if isinstance(deco, ast.Call) else deco
-            dv = self.eval(target, frame)
+            named = frame.lookup(target.id) if isinstance(target, ast.Name) else None
+            # A decorator imported from the project is not loaded for this: only torch's grad-mode ones matter.
+            dv = named.fallback if isinstance(named, LazyImport) else self.eval(target, frame)
             if isinstance(dv, QualName):
                 name = dv.name
                 if name in ("torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"):
@@ -532,6 +539,7 @@ class Interpreter:
 
     def stmt_ClassDef(self, stmt: ast.ClassDef, frame: Frame) -> None:
         bases = [self.eval(b, frame) for b in stmt.bases]
+        bases = [b.fallback if isinstance(b, LazyImport) else b for b in bases]
         is_module: Tri = False
         for base in bases:
             if isinstance(base, ClassValue) and base.is_module is not False:
@@ -807,7 +815,11 @@ class Interpreter:
                     self.eval(child, frame)
             return UNKNOWN
         value = method(node, frame)
-        return self.resolve_lazy(value) if isinstance(value, LazyImport) else value
+        if isinstance(value, LazyImport) and not self.loading:
+            # (While a project module's own top level runs, its imports stay unloaded: only what the checked file
+            # uses is loaded, not everything a package's modules import for themselves.)
+            return self.resolve_lazy(value)
+        return value
 
     def expr_Constant(self, node: ast.Constant, frame: Frame) -> Value:
         return constant_value(node.value)

@@ -24,6 +24,7 @@ from pygls.uris import to_fs_path
 
 from fixinplace import __version__
 from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.analysis import project
 from fixinplace.engine import SourceError, check_source
 from fixinplace.lsp.convert import fix_title, hover_text, text_lines, to_character, to_lsp, to_range
 from fixinplace.lsp.edits import minimal_edits
@@ -113,6 +114,7 @@ class FixinplaceServer(LanguageServer):
 
         Runs in the worker thread: touches no server state."""
         try:
+            project.forget()  # the editor's project changes between analyses (files created, renamed)
             return check_source(text, path, settings), None
         except SourceError:
             return None, None
