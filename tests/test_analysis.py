@@ -1010,6 +1010,21 @@ for _dropout, _runtime, _expect in (("[0.2, 0.4, 0.6]", "raises", {(27, "FIP101"
         net(x).sum().backward()
     """.replace("{dropout}", _dropout))
 
+for _kind, _runtime, _expect in (("Conv2d", "ok", set()), ("ReLU", "raises", {(10, "FIP101", "error")})):
+    case(f"isinstance_of_a_layer_{_kind}", _runtime, _expect, f"""
+        import torch
+        import torch.nn as nn
+        layers = nn.ModuleList([nn.Conv2d(1, 2, 3, padding=1), nn.ReLU(), nn.Conv2d(2, 2, 3, padding=1), nn.ReLU()])
+        x = torch.randn(1, 1, 4, 4, requires_grad=True)
+        mask = torch.ones(1, 1, 4, 4)
+        h = x
+        for layer in layers:
+            h = layer(h)
+            if isinstance(layer, nn.{_kind}):
+                h *= mask
+        h.sum().backward()
+    """)
+
 case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "error")}, """
     import torch
     from torch import nn

@@ -1061,6 +1061,8 @@ class CallHandler:
     def _builtin_truth(self, name: str, value: Value, what: Value) -> bool | None:
         """`isinstance(c, str)` / `hasattr(c, "__iter__")` for a constant the analysis knows (a literal passed
         down): evaluated on the constant itself, which is a plain Python value."""
+        if isinstance(value, ModuleValue) and name == "isinstance":
+            return self._module_isinstance(value, what)
         if isinstance(value, SeqValue):
             # A tuple or a list (which one is not tracked): decided when both answer alike.
             answers = {self._sample_truth(name, sample, what) for sample in ([], ())}
@@ -1068,6 +1070,23 @@ class CallHandler:
         if not (isinstance(value, ScalarValue) and value.known):
             return None
         return self._sample_truth(name, value.constant, what)
+
+    def _module_isinstance(self, module: ModuleValue, what: Value) -> bool | None:
+        """`isinstance(layer, nn.Conv2d)` for a torch module the analysis built: by its class, when every class
+        asked about is a torch module class of the table (a subclass of another one is not told apart)."""
+        classes = [what] if isinstance(what, QualName) else list(what.items) if isinstance(what, SeqValue) else []
+        if not classes or not self.table:
+            return None
+        answer = False
+        for item in classes:
+            if not (isinstance(item, QualName) and item.name.startswith("torch.nn.")):
+                return None
+            kind = item.name.rsplit(".", 1)[-1]
+            if kind in ("Module", module.kind):
+                answer = True
+            elif self.table.module(kind) is None:
+                return None  # a base class (`_ConvNd`, `Module` subclasses) or a class the table does not know
+        return answer
 
     def _sample_truth(self, name: str, sample: object, what: Value) -> bool | None:
         if name == "hasattr":
