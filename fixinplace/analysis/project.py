@@ -187,7 +187,7 @@ def load(importer: Path, target: Path) -> LoadedModule | None:
     return LoadedModule(target, display_name(importer, target), source, tree, node_ids, lines)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=48)
 def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, ast.Module, frozenset, tuple] | None:
     """The text and tree of a module file (one parse per process while the file is unchanged: the files of a
     package import the same modules). Trees are shared, never modified."""
