@@ -89,12 +89,7 @@ class Cache:
         digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
         for dependency in project.dependency_files(path, data.decode("utf-8", "replace")):
-            try:
-                content = dependency.read_bytes()
-            except OSError:
-                content = b"\0unreadable"
-            digest.update(f"\0{dependency}\0{len(content)}\0".encode("utf-8", "surrogateescape"))
-            digest.update(content)
+            digest.update(f"\0{dependency}\0{_file_digest(dependency)}".encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
     def _entry(self, key: str) -> Path:
@@ -144,6 +139,25 @@ class Cache:
                 except OSError:
                     pass
         self._ready = True
+
+
+def _file_digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes (each file read once per process while its size and time are unchanged: the
+    files of a package import the same modules)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return "unreadable"
+    return _digest_cached(str(path), info.st_mtime_ns, info.st_size)
+
+
+@lru_cache(maxsize=8192)
+def _digest_cached(path: str, mtime_ns: int, size: int) -> str:
+    del mtime_ns, size  # part of the cache key only
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
 
 
 # ---------------------------------------------------------------------------------------------------------------
