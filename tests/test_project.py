@@ -234,3 +234,17 @@ def test_a_hazard_run_by_a_call_into_another_file_is_reported_at_the_call(tmp_pa
     assert [(d["path"], d["line"], d["code"], d["severity"]) for d in found] == [("run.py", 9, "FIP103", "error")]
     assert found[0]["message"].startswith("this call runs trainer.py:13, where `self.opt_d.step()` updates")
     assert found[0]["fix"] is None  # the write is in trainer.py: nothing to rewrite in run.py
+
+
+def test_torch_own_files_are_never_project_modules(tmp_path):
+    """Checking torch's sources (or a project that vendors a `torch` package), `import torch` and relative imports
+    between its modules stay torch names: the analysis models torch from its measured table, it does not run it."""
+    _write(tmp_path, {"torch/__init__.py": "", "torch/nn/__init__.py": "", "torch/nn/init.py": "",
+                      "torch/nn/modules/__init__.py": "", "torch/nn/modules/conv.py": "",
+                      "app/torch/models.py": "", "app/torch/train.py": ""})
+    conv = tmp_path / "torch" / "nn" / "modules" / "conv.py"
+    assert resolve(conv, "torch", 0) is None
+    assert resolve(conv, "torch.nn.init", 0) is None
+    assert resolve(conv, "init", 2) is None
+    # A project folder that happens to be called `torch` but is no package is an ordinary project.
+    assert resolve(tmp_path / "app" / "torch" / "train.py", "models", 0) == tmp_path / "app" / "torch" / "models.py"

@@ -57,17 +57,31 @@ def _module_file(base: Path, dotted: str) -> Path | None:
 
 
 def resolve(importer: Path, module: str, level: int) -> Path | None:
-    """The project file `from <level dots><module> import ...` (or `import <module>`) names in `importer`."""
+    """The project file `from <level dots><module> import ...` (or `import <module>`) names in `importer`.
+
+    Never a file of the `torch` package itself (checking torch's own sources, `import torch` would find it):
+    torch is what the analysis models from its measured table, not code it runs."""
+    if level == 0 and module.split(".")[0] == "torch":
+        return None
     if level > 0:
         base = importer.parent
         for _ in range(level - 1):
             base = base.parent
-        return _module_file(base, module)
-    for root in _search_roots(importer):
-        found = _module_file(root, module)
-        if found is not None:
-            return found
-    return None
+        found = _module_file(base, module)
+    else:
+        found = next((f for f in (_module_file(root, module) for root in _search_roots(importer)) if f), None)
+    if found is None:
+        return None
+    top = _top_package(found)
+    return None if top.name == "torch" and (top / "__init__.py").is_file() else found
+
+
+def _top_package(path: Path) -> Path:
+    """The outermost package folder holding a module file (its own folder when that is no package)."""
+    top = path.parent
+    while (top.parent / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    return top
 
 
 @lru_cache(maxsize=4096)
