@@ -1025,6 +1025,17 @@ for _kind, _runtime, _expect in (("Conv2d", "ok", set()), ("ReLU", "raises", {(1
         h.sum().backward()
     """)
 
+case("sequential_filled_by_add_module", "raises", {(7, "FIP101", "error")}, """
+    import torch
+    import torch.nn as nn
+    body = nn.Sequential()
+    body.add_module("fc", nn.Linear(3, 3))
+    body.add_module("act", nn.Sigmoid())
+    y = body(torch.randn(2, 3))
+    y.add_(1)
+    y.sum().backward()
+""")
+
 case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "error")}, """
     import torch
     from torch import nn

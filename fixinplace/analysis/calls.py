@@ -1395,7 +1395,7 @@ class CallHandler:
         if name == "zero_grad":
             self.zero_grad(self.parameters_of(module), node)
             return SCALAR
-        if name in ("register_buffer", "register_parameter", "add_module", "apply", "load_state_dict"):
+        if name in ("register_buffer", "register_parameter", "apply", "load_state_dict"):
             if name in ("register_buffer", "register_parameter") and isinstance(module, InstanceValue) and node.args:
                 key = node.args[0]
                 if isinstance(key, ast.Constant) and isinstance(key.value, str) and len(args) > 1:
@@ -1404,6 +1404,14 @@ class CallHandler:
                         value.group.rename(f"self.{key.value}")
                         value.label = f"self.{key.value}"
                     module.attrs[key.value] = value
+            return SCALAR
+        if name == "add_module" and len(args) > 1:
+            # `self.body.add_module("block1", m)`: a container runs it after the others; an instance holds it.
+            if isinstance(module, ModuleValue) and module.kind in ("ModuleList", "Sequential"):
+                module.children.append(args[1])
+            elif isinstance(module, InstanceValue) and isinstance(args[0], ScalarValue) and args[0].is_str \
+                    and args[0].known:
+                module.attrs[args[0].constant] = args[1]  # type: ignore[index]
             return SCALAR
         if name in ("append", "extend", "insert") and isinstance(module, ModuleValue) \
                 and module.kind in ("ModuleList", "Sequential"):
