@@ -35,6 +35,7 @@ from fixinplace.analysis.values import (
     compatible,
     constant_value,
     fold_binop,
+    known_int,
     next_seq,
     tri_or,
     truth_value,
@@ -997,9 +998,9 @@ class CallHandler:
     def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         if name == "range":
             # `range(3)` with known bounds: its numbers, so a loop over it runs each iteration with its index.
-            bounds = [a.constant if isinstance(a, ScalarValue) and a.is_number else None for a in args]
+            bounds = [known_int(a) for a in args]
             if 1 <= len(bounds) <= 3 and not kwargs and (len(bounds) < 3 or bounds[2] != 0) \
-                    and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+                    and all(b is not None for b in bounds):
                 numbers = range(*bounds)  # type: ignore[arg-type]
                 if len(numbers) <= MAX_UNROLL:
                     return SeqValue([constant_value(n) for n in numbers])
@@ -1074,7 +1075,7 @@ class CallHandler:
     def _module_isinstance(self, module: ModuleValue, what: Value) -> bool | None:
         """`isinstance(layer, nn.Conv2d)` for a torch module the analysis built: by its class, when every class
         asked about is a torch module class of the table (a subclass of another one is not told apart)."""
-        classes = [what] if isinstance(what, QualName) else list(what.items) if isinstance(what, SeqValue) else []
+        classes = self._classes(what)
         if not classes or not self.table:
             return None
         answer = False
@@ -1088,14 +1089,18 @@ class CallHandler:
                 return None  # a base class (`_ConvNd`, `Module` subclasses) or a class the table does not know
         return answer
 
+    @staticmethod
+    def _classes(what: Value) -> list:
+        """The classes `isinstance(x, what)` asks about: one name, or a tuple of them."""
+        return [what] if isinstance(what, QualName) else list(what.items) if isinstance(what, SeqValue) else []
+
     def _sample_truth(self, name: str, sample: object, what: Value) -> bool | None:
         if name == "hasattr":
             if isinstance(what, ScalarValue) and what.is_str and what.known:
                 return hasattr(sample, what.constant)  # type: ignore[arg-type]
             return None
-        names = [what] if isinstance(what, QualName) else list(what.items) if isinstance(what, SeqValue) else []
         types = []
-        for item in names:
+        for item in self._classes(what):
             kind = self._BUILTIN_TYPES.get(item.name[9:]) if isinstance(item, QualName) and \
                 item.name.startswith("builtins.") else None
             if kind is None:
@@ -1421,8 +1426,8 @@ class CallHandler:
             elif name == "extend" and args:
                 module.children.extend(self.interp.iteration_items(args[0]) or [])
             elif name == "insert" and len(args) > 1:
-                at = args[0].constant if isinstance(args[0], ScalarValue) and args[0].is_number else None
-                if isinstance(at, int):
+                at = known_int(args[0])
+                if at is not None:
                     module.children.insert(at, args[1])
                 else:
                     module.children.append(args[1])
@@ -1890,11 +1895,10 @@ class CallHandler:
             part = self.slice_of(base, node.slice, frame)
             if part is not None:
                 return part
-        index = self.interp.eval(node.slice, frame)
-        constant = index.constant if isinstance(index, ScalarValue) and index.is_number else None
+        constant = known_int(self.interp.eval(node.slice, frame))
         if isinstance(base, SeqValue) and base.item_at(constant) is not None:
             return base.item_at(constant)
-        if isinstance(base, ModuleValue) and isinstance(constant, int) \
+        if isinstance(base, ModuleValue) and constant is not None \
                 and -len(base.children) <= constant < len(base.children):
             return base.children[constant]
         if isinstance(base, SeqValue) and base.items:
@@ -1906,12 +1910,10 @@ class CallHandler:
         bounds = []
         for part in (index.lower, index.upper, index.step):
             value = self.interp.eval(part, frame) if part is not None else None
-            if value is None or (isinstance(value, ScalarValue) and value.is_none):
-                bounds.append(None)
-            elif isinstance(value, ScalarValue) and value.is_number and isinstance(value.constant, int):
-                bounds.append(value.constant)
-            else:
+            number = known_int(value)
+            if number is None and not (value is None or (isinstance(value, ScalarValue) and value.is_none)):
                 return None
+            bounds.append(number)
         start, stop, step = bounds
         if base.imprecise or step == 0:
             return None
@@ -1954,9 +1956,9 @@ class CallHandler:
             return
         if isinstance(base, SeqValue):
             # `layers[0] = nn.ReLU(inplace=False)`: the list now holds the new item.
-            index = self.interp.eval(target.slice, frame)
-            if isinstance(index, ScalarValue) and base.item_at(index.constant) is not None:
-                base.items[index.constant] = value  # type: ignore[index]
+            index = known_int(self.interp.eval(target.slice, frame))
+            if base.item_at(index) is not None:
+                base.items[index] = value  # type: ignore[index]
             return
         if not isinstance(base, TensorValue) or base.is_tensor is None:
             # Only tensors known to be tensors: an unannotated argument may be a dict or a list.

@@ -23,7 +23,7 @@ from fixinplace.analysis.frame import (
     join_envs,
     join_values,
 )
-from fixinplace.analysis.report import Reporter
+from fixinplace.analysis.report import Reporter, shorten
 from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
@@ -128,9 +128,7 @@ class Interpreter:
         self.modules: dict[FilePath, project.LoadedModule | None] = {}
         self.loading: list[FilePath] = []
         self.module_names: dict[int, str] = {}  # id of a project module's scope -> its `__name__`
-        self._resolved: dict[tuple, FilePath | None] = {}
         self._resolving: set[int] = set()  # ids of the LazyImports being resolved
-        self._real_paths: dict[FilePath, FilePath | None] = {}
         self._dependencies: set | None = None  # the project files this file's analysis may load
 
     # ----------------------------------------------------------------------------------------------- driver
@@ -414,17 +412,12 @@ class Interpreter:
     def lazy_import(self, importer: FilePath | None, dotted: str, level: int, name: str | None,
                     fallback: Value) -> Value:
         """What an import binds: a project name, loaded when first used; a library name as it is."""
-        if importer is None or self.resolve_module(importer, dotted, level) is None and (
-                name is None or self.resolve_module(importer, f"{dotted}.{name}" if dotted else name, level) is None):
+        if importer is None:
             return fallback
+        if project.resolve_cached(importer, dotted, level) is None and (name is None or project.resolve_cached(
+                importer, f"{dotted}.{name}" if dotted else name, level) is None):
+            return fallback  # neither a project module nor, for `from . import x`, a project submodule
         return LazyImport(importer=importer, dotted=dotted, level=level, name=name, fallback=fallback)
-
-    def resolve_module(self, importer: FilePath, dotted: str, level: int) -> FilePath | None:
-        """The project file an import names (cached per analysis)."""
-        key = (importer, dotted, level)
-        if key not in self._resolved:
-            self._resolved[key] = project.resolve(importer, dotted, level) if (dotted or level) else None
-        return self._resolved[key]
 
     def resolve_lazy(self, lazy: LazyImport) -> Value:
         """The value a project import stands for, loading its module on first use (a cycle of re-exports, which
@@ -454,27 +447,19 @@ class Interpreter:
             value = self.resolve_lazy(value)
         return value
 
-    def _real_path(self, path: FilePath) -> FilePath | None:
-        if path not in self._real_paths:
-            try:
-                self._real_paths[path] = path.resolve()
-            except (OSError, RuntimeError):
-                self._real_paths[path] = None
-        return self._real_paths[path]
-
     def project_module(self, importer: FilePath | None, dotted: str, level: int) -> ModuleNamespace | None:
         """The scope of a module of the file's own project, run once (its `if __name__ == "__main__":` block
         does not run), or None for a library or a module that cannot be read."""
         if importer is None:
             return None
-        target = self.resolve_module(importer, dotted, level)
+        target = project.resolve_cached(importer, dotted, level)
         if target is None:
             return None
-        key = self._real_path(target)
-        if key is None or key == self._real_path(FilePath(self.path)) or key in self.loading:
+        key = project.real_path(target)
+        if key == project.real_path(FilePath(self.path)) or key in self.loading:
             return None  # the file itself, or an import cycle
         if self._dependencies is None:
-            self._dependencies = {self._real_path(p) for p in project.dependency_files(self.path, self.source)}
+            self._dependencies = {project.real_path(p) for p in project.dependency_files(self.path, self.source)}
         if key not in self._dependencies:
             return None  # beyond what a cached result of this file is keyed on
         if key not in self.modules:
@@ -1033,7 +1018,7 @@ class Interpreter:
         if segment is None:
             segment = ast.unparse(node)
         segment = " ".join(segment.split())
-        segment = segment if len(segment) <= 60 else segment[:57] + "..."
+        segment = shorten(segment)
         self._texts[key] = segment
         return segment
 

@@ -22,20 +22,14 @@ MAX_MODULES = 8  # project modules run for one file, the first ones it uses (on 
 MAX_MODULE_BYTES = 1_000_000
 MAX_DEPENDENCIES = 64  # project files a file's analysis may read (what its cached result is keyed on)
 
-_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)|import[ \t]+([\w., \t]+))",
-                          re.MULTILINE)
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
 
 
 def _search_roots(importer: Path) -> list[Path]:
     """Where an absolute import of `importer` is looked up: its folder, and the folder above its top package."""
     folder = importer.parent
-    roots = [folder]
-    top = folder
-    while (top / "__init__.py").is_file() and top.parent != top:
-        top = top.parent
-    if top != folder:
-        roots.append(top)
-    return roots
+    return [folder, _top_package(folder).parent] if (folder / "__init__.py").is_file() else [folder]
 
 
 def _module_file(base: Path, dotted: str) -> Path | None:
@@ -72,20 +66,21 @@ def resolve(importer: Path, module: str, level: int) -> Path | None:
         found = next((f for f in (_module_file(root, module) for root in _search_roots(importer)) if f), None)
     if found is None:
         return None
-    top = _top_package(found)
+    top = _top_package(found.parent)
     return None if top.name == "torch" and (top / "__init__.py").is_file() else found
 
 
-def _top_package(path: Path) -> Path:
-    """The outermost package folder holding a module file (its own folder when that is no package)."""
-    top = path.parent
+def _top_package(folder: Path) -> Path:
+    """The outermost package holding a folder (the folder itself when its parent is no package)."""
+    top = folder
     while (top.parent / "__init__.py").is_file() and top.parent != top:
         top = top.parent
     return top
 
 
 @lru_cache(maxsize=4096)
-def _real(path: Path) -> Path:
+def real_path(path: Path) -> Path:
+    """The path with links and `..` resolved (remembered per process, see `forget`)."""
     try:
         return path.resolve()
     except (OSError, RuntimeError):
@@ -100,19 +95,18 @@ def dependency_files(path: str, text: str) -> list[Path]:
     if not start.name.endswith((".py", ".pyi")) or not start.parent.is_dir():
         return []
     found: list[Path] = []
-    seen = {_real(start)}
-    queue: list[tuple[Path, tuple[Path, ...]]] = [(start, _imports_in_text(start, text))]
+    seen = {real_path(start)}
+    queue = [_imports_in_text(start, text)]  # the imports of each file found, in the order found
     while queue and len(found) < MAX_DEPENDENCIES:
-        _, targets = queue.pop(0)
-        for target in targets:
+        for target in queue.pop(0):
             if len(found) >= MAX_DEPENDENCIES:
                 break
-            real = _real(target)
+            real = real_path(target)
             if real in seen:
                 continue
             seen.add(real)
             found.append(target)
-            queue.append((target, _imports_of_file(target)))
+            queue.append(_imports_of_file(target))
     return found
 
 
@@ -147,24 +141,24 @@ def _imports_in_text(importer: Path, source: str) -> tuple[Path, ...]:
             modules += [((module + "." if module else "") + name.split(" as ")[0].strip(), level)
                         for name in names.split(",") if name.strip()]
         for dotted, level in modules:
-            if dotted or level:
-                target = _resolve_cached(importer, dotted, level)
-                if target is not None:
-                    targets.append(target)
+            target = resolve_cached(importer, dotted, level)
+            if target is not None:
+                targets.append(target)
     return tuple(targets)
 
 
 @lru_cache(maxsize=16384)
-def _resolve_cached(importer: Path, dotted: str, level: int) -> Path | None:
-    return resolve(importer, dotted, level)
+def resolve_cached(importer: Path, dotted: str, level: int) -> Path | None:
+    """`resolve`, remembered per process (see `forget`); None for an import that names nothing (`import` of "")."""
+    return resolve(importer, dotted, level) if dotted or level else None
 
 
 def forget() -> None:
     """Drop what this process remembers of the project's files (which module an import names): for a
     long-running process (the language server), where files appear and disappear between analyses. Parsed
     texts are kept: they are keyed by each file's modification time and size."""
-    _resolve_cached.cache_clear()
-    _real.cache_clear()
+    resolve_cached.cache_clear()
+    real_path.cache_clear()
 
 
 @dataclass

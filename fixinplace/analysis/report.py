@@ -18,6 +18,11 @@ from fixinplace.rules import (
 )
 
 
+def shorten(text: str, width: int = 60) -> str:
+    """Source text as messages and fix records show it: at most `width` characters."""
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def describe_role(save: Save) -> str:
     """`exp saves its output`, `pow saves its input`, `batch_norm saves its running_mean`."""
     if save.role == "output":
@@ -64,8 +69,7 @@ class Reporter:
 
     def _line_text(self, node: ast.AST) -> str:
         line = getattr(node, "lineno", 0)
-        text = self.lines[line - 1].strip() if 1 <= line <= len(self.lines) else ""
-        return text if len(text) <= 60 else text[:57] + "..."
+        return shorten(self.lines[line - 1].strip() if 1 <= line <= len(self.lines) else "")
 
     def file_of(self, node: ast.AST | None) -> str:
         """The display name of the project file a node is in, or "" for the checked file."""

@@ -244,6 +244,13 @@ def constant_value(value: object) -> "ScalarValue":
     return ScalarValue()
 
 
+def known_int(value: object) -> int | None:
+    """The int an abstract value is known to be (an index, a bound, a count), else None (bools are not ints here)."""
+    if isinstance(value, ScalarValue) and value.is_number and isinstance(value.constant, int):
+        return value.constant
+    return None
+
+
 def truth_value(truth: Tri) -> "ScalarValue":
     """A bool whose value is `truth` (unknown when None)."""
     return ScalarValue(kind="bool") if truth is None else ScalarValue(kind="bool", constant=truth)
@@ -340,9 +347,9 @@ class SeqValue(Value):
     open_ended: bool = False
     is_tensor: Tri = False
 
-    def item_at(self, index: object) -> "Value | None":
+    def item_at(self, index: int | None) -> "Value | None":
         """The item at a known index, when the analysis knows which one it is."""
-        if self.imprecise or not isinstance(index, int) or isinstance(index, bool):
+        if self.imprecise or index is None:
             return None
         if 0 <= index < len(self.items) or (not self.open_ended and -len(self.items) <= index < 0):
             return self.items[index]
