@@ -1061,6 +1061,91 @@ case("max_norm_through_modules_before_backward", "raises", {(17, "FIP101", "erro
     loss.backward()
 """)
 
+case("constructors_nested_deeper_than_calls", "raises", {(32, "FIP102", "error")}, """
+    import torch
+    from torch import nn
+
+    class Dense(nn.Module):
+        def __init__(self, d_in, d_out):
+            super().__init__()
+            self.dense = nn.Linear(d_in, d_out)
+
+    class Layer(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.output = Dense(d, d)
+
+    class Encoder(nn.Module):
+        def __init__(self, d, n):
+            super().__init__()
+            self.layer = nn.ModuleList([Layer(d) for _ in range(n)])
+
+    class Body(nn.Module):
+        def __init__(self, d, n):
+            super().__init__()
+            self.encoder = Encoder(d, n)
+
+    class Model(nn.Module):
+        def __init__(self, d=4, n=2):
+            super().__init__()
+            self.body = Body(d, n)
+
+    def main():
+        model = Model()
+        for layer, pos in [(0, 1), (1, 2)]:
+            model.body.encoder.layer[layer].output.dense.weight[:, pos] -= 0.5
+
+    main()
+""")
+
+case("module_list_from_a_generator_zipped_with_a_tensor", "raises", {(13, "FIP102", "error")}, """
+    import torch
+    from torch import nn
+
+    class Head(nn.Module):
+        def __init__(self, ch=(2, 3)):
+            super().__init__()
+            self.m = nn.ModuleList(nn.Conv2d(c, 6, 1) for c in ch)
+            self.stride = torch.tensor([8.0, 16.0])
+
+        def init_biases(self):
+            for mi, s in zip(self.m, self.stride):
+                b = mi.bias.view(2, -1)
+                b[:, 0] += torch.log(8 / (640 / s) ** 2)
+
+    Head().init_biases()
+""")
+
+_EVAL_HEAD = """
+    import torch
+    from torch import nn
+
+    class Head(nn.Module):
+        export = False
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 1)
+
+        def forward(self, x):
+            x = self.conv(x)
+            self.training |= self.export
+            if not self.training:
+                y = x.sigmoid()
+                y[:, 0:2] = y[:, 0:2] * 2.0
+                return y
+            return x
+
+    head = Head()
+"""
+case("eval_mode_decides_the_inference_branch", "raises", {(16, "FIP101", "error")}, _EVAL_HEAD + """
+    head.eval()
+    head(torch.rand(1, 3, 4, 4)).sum().backward()
+""")
+case("train_mode_skips_the_inference_branch", "ok", set(), _EVAL_HEAD + """
+    head(torch.rand(1, 3, 4, 4)).sum().backward()
+""")
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_analysis_reports_exactly(name: str) -> None:

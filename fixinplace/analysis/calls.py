@@ -43,7 +43,7 @@ from fixinplace.analysis.values import (
 
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.callers import argument_is_private, returns_other_than
-from fixinplace.analysis.frame import MAX_INLINE_DEPTH, MAX_UNROLL, STEP_BUDGET, Evaluator, Frame, join_values
+from fixinplace.analysis.frame import MAX_CONSTRUCT_DEPTH, MAX_UNROLL, STEP_BUDGET, Evaluator, Frame, join_values
 from fixinplace.analysis.liveness import read_after
 from fixinplace.analysis.moves import move_facts
 from fixinplace.facts import Operand, Span, Statement
@@ -465,7 +465,7 @@ class CallHandler:
             if value.leaf_rg is True:
                 why = value.group.origin_detail or "a leaf that requires grad"
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True,
-                                 stmts=tuple(self.interp.statements))
+                                 stmts=tuple(self.interp.statements), view=value.view)
             elif (value.leaf_rg is None and value.group.origin == "arg" and certain and site.form != "out"
                   and not frame.mutates_on_request):
                 # Writing a caller's `out=` buffer, or an argument of an API with an `inplace` parameter, is what
@@ -731,11 +731,13 @@ class CallHandler:
             if attr in base.buffers:
                 return base.buffers[attr]
             if attr == "training":
-                return SCALAR
+                return truth_value(base.training)
             return MethodRef(base, attr)
         if isinstance(base, InstanceValue):
             if attr in base.attrs:
                 return base.attrs[attr]
+            if attr == "training" and base.cls.is_module:
+                return truth_value(base.training)  # True once built, False after `eval()`
             found = self.interp.lookup_class_attr(base.cls, attr)
             if isinstance(found, FunctionValue):
                 if found.kind == "property":
@@ -1027,7 +1029,15 @@ class CallHandler:
             lists = [self.interp.iteration_items(a) for a in args]
             if all(lst is not None for lst in lists):
                 return SeqValue([SeqValue(list(group)) for group in zip(*lists)])  # type: ignore[arg-type]
-            return UNKNOWN
+            known = [lst for lst in lists if lst is not None]
+            if not known:
+                return UNKNOWN
+            # `zip(detect.m, detect.stride)`: as many steps as the known items (the others may stop it sooner, as
+            # a loop of unknown length may not run at all), each with one element of the unknown iterables.
+            count = min(len(lst) for lst in known)
+            elements = [self.interp.element_value(a, None) if lst is None else None for a, lst in zip(args, lists)]
+            return SeqValue([SeqValue([lst[index] if lst is not None else element
+                                       for lst, element in zip(lists, elements)]) for index in range(count)])
         if name == "sum" and args:
             items = self.interp.iteration_items(args[0]) or []
             tensors = [t for t in items if isinstance(t, TensorValue)]
@@ -1458,16 +1468,22 @@ class CallHandler:
                 out += self.submodules(child, True, seen)
         return out
 
-    def _set_training(self, module, flag: bool) -> None:
+    def _set_training(self, module, flag: bool, seen: set | None = None) -> None:
+        """`train()` / `eval()`: the module and every submodule the analysis knows (once each: modules may refer
+        to each other)."""
+        seen = seen if seen is not None else set()
+        if id(module) in seen:
+            return
+        seen.add(id(module))
         if isinstance(module, ModuleValue):
             module.training = flag
             for child in module.children:
-                self._set_training(child, flag)
+                self._set_training(child, flag, seen)
         elif isinstance(module, InstanceValue):
             module.training = flag
             for value in module.attrs.values():
                 if isinstance(value, (ModuleValue, InstanceValue)):
-                    self._set_training(value, flag)
+                    self._set_training(value, flag, seen)
 
     def parameters_of(self, module, seen: set | None = None) -> list[TensorValue]:
         """Every parameter tensor the analysis knows a module holds."""
@@ -1588,7 +1604,7 @@ class CallHandler:
         inst = InstanceValue(cls=cls, label=f"<{cls.name}>")
         init = self.interp.lookup_class_attr(cls, "__init__")
         if isinstance(init, FunctionValue):
-            self.call_function(init, args, kwargs, node, frame, self_value=inst)
+            self.call_function(init, args, kwargs, node, frame, self_value=inst, constructing=True)
         return inst
 
     def super_call(self, sup: "SuperValue", name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
@@ -1600,7 +1616,8 @@ class CallHandler:
                 if isinstance(base, ClassValue):
                     fn = self.interp.lookup_class_attr(base, name)
                     if isinstance(fn, FunctionValue):
-                        return self.call_function(fn, args, kwargs, node, frame, self_value=inst)
+                        return self.call_function(fn, args, kwargs, node, frame, self_value=inst,
+                                                  constructing=name == "__init__")
         return SCALAR if name == "__init__" else UNKNOWN
 
     # ------------------------------------------------------------------------------------ optimizers
@@ -1651,12 +1668,14 @@ class CallHandler:
 
     # ------------------------------------------------------------------------------------ inlining
     def call_function(self, fn: FunctionValue, args: list, kwargs: dict, node: ast.AST, frame: Frame,
-                      self_value: Value | None = None) -> Value:
-        """Run a file-defined function with the caller's abstract arguments (bounded depth, no recursion)."""
+                      self_value: Value | None = None, constructing: bool = False) -> Value:
+        """Run a file-defined function with the caller's abstract arguments (bounded depth, no recursion);
+        `constructing`: it is a class's `__init__`, which (with what it calls) may nest deeper."""
 
         interp = self.interp
         fn_node = fn.node
-        if frame.depth >= MAX_INLINE_DEPTH or fn_node in interp.call_stack or interp.steps > STEP_BUDGET:
+        depth_limit = max(frame.depth_limit, MAX_CONSTRUCT_DEPTH) if constructing else frame.depth_limit
+        if frame.depth >= depth_limit or fn_node in interp.call_stack or interp.steps > STEP_BUDGET:
             # Not run here: when it runs on its own, it runs in the grad mode its callers call it in.
             interp.uninlined_grad_modes.setdefault(id(fn_node), set()).add(frame.grad_mode)
             extra = [self_value] if isinstance(self_value, TensorValue) else []
@@ -1668,7 +1687,7 @@ class CallHandler:
                 env[p.arg] = a
             inner = Frame(env=env, globals=fn.env, grad_mode=frame.grad_mode, allow_mutation=frame.allow_mutation,
                           path=frame.path, function=frame.function, unknown_context=frame.unknown_context,
-                          depth=frame.depth + 1, loop_tags=frame.loop_tags)
+                          depth=frame.depth + 1, loop_tags=frame.loop_tags, depth_limit=depth_limit)
             return interp.eval(fn_node.body, inner)
         env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=self._unknown_spread(node, frame))
         inner = Frame(
@@ -1676,6 +1695,7 @@ class CallHandler:
             grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
             allow_mutation=frame.allow_mutation, path=frame.path, function=fn.qualname,
             unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
+            depth_limit=depth_limit,
         )
         inner.owner = fn.owner_class
         inner.param_values = dict(env)

@@ -27,6 +27,9 @@ from fixinplace.analysis.values import (
 )
 
 MAX_INLINE_DEPTH = 5
+# Building a model nests constructors deeper than calls nest elsewhere (model -> encoder -> layer -> attention ->
+# projection), and what `__init__` builds is what every later call uses: inside a constructor, calls go deeper.
+MAX_CONSTRUCT_DEPTH = 10
 MAX_LOOP_PASSES = 3  # passes over a loop body the analysis cannot unroll
 MAX_UNROLL = 16
 STEP_BUDGET = 400_000  # abstract statement executions per file; beyond it calls stop being inlined
@@ -44,6 +47,7 @@ class Frame:
     function: str = "<module>"
     unknown_context: bool = False
     depth: int = 0
+    depth_limit: int = MAX_INLINE_DEPTH  # calls from this frame run inlined while `depth` is below it
     returns: list = field(default_factory=list)
     loop_tags: tuple = ()
     param_values: dict = field(default_factory=dict)  # what each parameter was bound to on entry

@@ -17,6 +17,7 @@ from pathlib import Path as FilePath
 from fixinplace.analysis import calls, project
 from fixinplace.analysis.callers import runs_own_backward
 from fixinplace.analysis.frame import (
+    MAX_CONSTRUCT_DEPTH,
     MAX_LOOP_PASSES,
     MAX_UNROLL,
     Frame,
@@ -282,12 +283,13 @@ class Interpreter:
         key = id(cls.node)
         if key in self.unknown_instances:
             return self.unknown_instances[key]
-        inst = InstanceValue(cls=cls, label="self")
+        inst = InstanceValue(cls=cls, label="self", training=None)  # train() or eval(): the caller's choice
         self.unknown_instances[key] = inst
         init = self.lookup_class_attr(cls, "__init__")
         if isinstance(init, FunctionValue):
             env = self.unknown_arguments(init.node.args, inst)
-            frame = Frame(env=env, globals=init.env, function=init.qualname, unknown_context=True, depth=1)
+            frame = Frame(env=env, globals=init.env, function=init.qualname, unknown_context=True, depth=1,
+                          depth_limit=MAX_CONSTRUCT_DEPTH)
             self.inlined.add(id(init.node))
             self.call_stack.append(init.node)
             try:
@@ -771,6 +773,10 @@ class Interpreter:
 
     def set_attribute(self, base: Value, attr: str, value: Value, text: str) -> None:
         """`base.attr = value`: instances of file-defined classes remember their attributes."""
+        if isinstance(base, InstanceValue) and attr == "training" and base.cls.is_module \
+                and isinstance(value, ScalarValue):
+            base.training = value.truth  # `self.training |= self.export`: read back by `self.training`
+            return
         if isinstance(base, InstanceValue):
             if isinstance(value, TensorValue):
                 value.group.rename(text)
@@ -963,10 +969,12 @@ class Interpreter:
         # Comprehensions run in their own scope: evaluate generators and elements once for their calls.
         inner = Frame(env=dict(frame.env), globals=frame.globals, grad_mode=frame.grad_mode,
                       allow_mutation=frame.allow_mutation, path=frame.path, function=frame.function,
-                      unknown_context=frame.unknown_context, depth=frame.depth, loop_tags=frame.loop_tags)
-        if isinstance(node, ast.ListComp) and len(node.generators) == 1 and not node.generators[0].ifs \
-                and not node.generators[0].is_async:
-            # `[options for _ in range(3)]` over known items: the list of each item's element.
+                      unknown_context=frame.unknown_context, depth=frame.depth, loop_tags=frame.loop_tags,
+                      depth_limit=frame.depth_limit)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1 \
+                and not node.generators[0].ifs and not node.generators[0].is_async:
+            # `[options for _ in range(3)]` over known items: the list of each item's element (a generator's
+            # items likewise: `nn.ModuleList(nn.Conv2d(c, n, 1) for c in ch)`).
             gen = node.generators[0]
             iterable = self.eval(gen.iter, inner)
             items = self.iteration_items(iterable)
@@ -979,7 +987,8 @@ class Interpreter:
                 return SeqValue(elements)
             self.assign(gen.target, self.element_value(iterable, items), inner, node)
             element = self.eval(node.elt, inner)
-            return SeqValue([element]) if isinstance(element, TensorValue) else UNKNOWN
+            return SeqValue([element]) if isinstance(element, TensorValue) and isinstance(node, ast.ListComp) \
+                else UNKNOWN
         for gen in node.generators:
             iterable = self.eval(gen.iter, inner)
             self.assign(gen.target, self.element_value(iterable, self.iteration_items(iterable)), inner, node)

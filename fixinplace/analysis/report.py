@@ -181,12 +181,14 @@ class Reporter:
         self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}),
                  stmts=write.stmts)
 
-    def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = ()) -> None:
-        """A write to a leaf that requires grad (or a view of one) in grad mode."""
+    def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = (), view: bool = False) -> None:
+        """A write to a leaf that requires grad (`view`: through a view of one) in grad mode."""
         if certain:
+            what, quoted = ("a view of a leaf tensor", "a view of a leaf Variable") if view else \
+                ("a leaf tensor", "a leaf Variable")
             message = (
-                f"in-place write to `{label}`, a leaf tensor that requires grad ({why}), in grad mode: PyTorch "
-                f"raises \"a leaf Variable that requires grad is being used in an in-place operation\" here. "
+                f"in-place write to `{label}`, {what} that requires grad ({why}), in grad mode: PyTorch "
+                f"raises \"{quoted} that requires grad is being used in an in-place operation\" here. "
                 f"Update it under `torch.no_grad()`, or write a copy"
             )
         else:

@@ -299,6 +299,9 @@ _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv}
 
 
+_LOGICAL = {ast.BitOr: operator.or_, ast.BitAnd: operator.and_, ast.BitXor: operator.xor}
+
+
 def fold_binop(op: ast.operator, left: "ScalarValue", right: "ScalarValue") -> "ScalarValue":
     """`left op right` for two known numbers (or `+` of two strings); the kind alone when not computable."""
     kind = left.kind if left.kind == right.kind and left.kind in ("number", "str") else ""
@@ -309,6 +312,8 @@ def fold_binop(op: ast.operator, left: "ScalarValue", right: "ScalarValue") -> "
             return ScalarValue(kind="number")
         if isinstance(result, (int, float)) and abs(result) < 1e15:
             return ScalarValue(kind="number", constant=result)
+    if left.kind == right.kind == "bool" and left.known and right.known and type(op) in _LOGICAL:
+        return ScalarValue(kind="bool", constant=bool(_LOGICAL[type(op)](left.constant, right.constant)))
     if kind == "str" and left.known and right.known and isinstance(op, ast.Add) \
             and len(left.constant) + len(right.constant) <= 256:  # type: ignore[arg-type]
         return ScalarValue(kind="str", constant=left.constant + right.constant)  # type: ignore[operator]
