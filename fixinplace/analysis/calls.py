@@ -483,6 +483,13 @@ class CallHandler:
                 base.writes.append(Write(group=base, seq=write.seq, path=frame.path, site=site,
                                          certain=write.certain, silent=True, label=label, allowed=frame.allow_mutation,
                                          stmts=stmts, via=group.origin))
+            # The other way: `.data` and `.numpy()` aliases of the written tensor see the new values, but their own
+            # version counters do not move, so a save of an alias is changed silently.
+            for alias in (group.data_group, group.numpy_group):
+                if alias is not None:
+                    alias.writes.append(Write(group=alias, seq=write.seq, path=frame.path, site=site,
+                                              certain=write.certain, silent=True, label=label,
+                                              allowed=frame.allow_mutation, stmts=stmts, via="base"))
 
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:

@@ -148,6 +148,8 @@ class Reporter:
                 how, via = "", f", a NumPy array that shares `{saved}`'s memory but not its version counter (`.numpy()`)"
             elif write.via == "data":
                 how = "through `.data`"
+            elif write.via == "base":
+                how, via = "", f" and so is `{saved}`, which shares its storage but not its version counter"
             else:
                 how = "by a fused optimizer (no version bump)"
             message = (

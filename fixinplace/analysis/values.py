@@ -130,7 +130,7 @@ class Write:
     label: str  # what was written, as the user wrote it
     allowed: bool = False  # under allow_mutation_on_saved_tensors(): autograd clones on write
     stmts: tuple = ()  # the statements being run when it happened, outermost first (callers' included)
-    via: str = ""  # for a silent write through an alias: `data` or `numpy`
+    via: str = ""  # a silent write through an alias (`data`, `numpy`), or to the tensor an alias shares (`base`)
     maybe_not_tensor: bool = False  # nothing showed the written value is a tensor (an unannotated argument)
 
 
