@@ -1180,6 +1180,30 @@ case("noise_buffer_resampled_between_forwards_through_data", "silent", {(12, "FI
     (q - q_next).pow(2).mean().backward()
 """)
 
+case("module_built_with_an_inplace_flag_writes_on_request", "ok", set(), """
+    import torch
+    from torch import nn
+
+    class Sigmoid(nn.Module):
+        def __init__(self, inplace: bool = False):
+            super().__init__()
+            self.inplace = inplace
+
+        def forward(self, x):
+            return x.sigmoid_() if self.inplace else x.sigmoid()
+
+    def swish(x, inplace: bool = False):
+        return x.mul_(x.sigmoid()) if inplace else x.mul(x.sigmoid())
+
+    class Swish(nn.Module):
+        def __init__(self, inplace: bool = False):
+            super().__init__()
+            self.inplace = inplace
+
+        def forward(self, x):
+            return swish(x, self.inplace)
+""")
+
 
 #: Cases whose intended program reads a copy where the case reads a `.data` alias: (text, replacement).
 COPY_REFERENCES = {

@@ -1706,6 +1706,7 @@ class CallHandler:
         )
         inner.owner = fn.owner_class
         inner.param_values = dict(env)
+        inner.mutates_on_request = frame.mutates_on_request or interp.mutates_on_request(fn)
         inner.self_value = self_value
         interp.inlined.add(id(fn_node))
         interp.call_stack.append(fn_node)

@@ -16,6 +16,7 @@ from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.values import (
     UNKNOWN,
     ClassValue,
+    FunctionValue,
     LazyImport,
     Path,
     ScalarValue,
@@ -140,3 +141,5 @@ class Evaluator(Protocol):
     def text(self, node: ast.AST) -> str: ...
 
     def resolve_lazy(self, lazy: LazyImport) -> Value: ...
+
+    def mutates_on_request(self, fn: FunctionValue) -> bool: ...

@@ -101,6 +101,10 @@ def annotation_kind(annotation: ast.AST | None) -> str:
     return "unknown"
 
 
+def _takes_inplace(args: ast.arguments) -> bool:
+    return any(a.arg == "inplace" for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+
 def _is_str_annotation(annotation: ast.AST | None) -> bool:
     return annotation is not None and ast.unparse(_strip_optional(annotation)) == "str"
 
@@ -236,10 +240,7 @@ class Interpreter:
             depth=1,
         )
         frame.param_values = dict(env)
-        # An API with an `inplace` parameter, or named like PyTorch's in-place functions (`uniform_`, `sumexp_`),
-        # writes its arguments because the caller asks it to: the hazard, if any, is at the call site.
-        frame.mutates_on_request = any(a.arg == "inplace" for a in [*params, *args.kwonlyargs]) or (
-            node.name.endswith("_") and not node.name.endswith("__") and node.name.strip("_") != "")
+        frame.mutates_on_request = self.mutates_on_request(fn)
         self.call_stack.append(node)
         try:
             self.exec_block(node.body, frame)
@@ -252,6 +253,19 @@ class Interpreter:
                 self.calls.backward(
                     frame, tensor, node, f"the value `{fn.qualname}` returns{when}", implicit=True
                 )
+
+    def mutates_on_request(self, fn: FunctionValue) -> bool:
+        """Whether a function writes its arguments because its caller asks it to (the hazard, if any, is at the
+        call site): it takes an `inplace` flag, is a method of a class built with one (timm's
+        `Sigmoid(inplace=True)`), or is named like PyTorch's in-place functions (`uniform_`, `sumexp_`)."""
+        node = fn.node
+        name = getattr(node, "name", "")
+        if name.endswith("_") and not name.endswith("__") and name.strip("_") != "":
+            return True
+        if _takes_inplace(node.args):
+            return True
+        init = self.lookup_class_attr(fn.owner_class, "__init__") if fn.owner_class is not None else None
+        return isinstance(init, FunctionValue) and _takes_inplace(init.node.args)
 
     def unknown_arguments(self, args: ast.arguments, first: Value | None) -> dict:
         """Every parameter bound to a value of unknown provenance (the first one to `first`, e.g. `self`)."""
