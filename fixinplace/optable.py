@@ -81,6 +81,7 @@ class ArgFact(NamedTuple):
     is_tensor: Tri  # None = could be a tensor or a Python scalar
     requires_grad: Tri  # None = unknown
     value: object = None  # the literal True/False the caller wrote (NONE: literal None); None = unknown
+    count: int | None = None  # for a sequence of tensors: how many it holds, when known
 
 
 def _known(fact: ArgFact | None) -> tuple[bool, Any]:
@@ -310,6 +311,16 @@ class OpEntry:
             return exact, True
         return [v for v in self._variants if self._matches(v, facts, strict=False)], False
 
+    def _lengths_agree(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> bool:
+        """Whether a sample's sequence arguments held one tensor where the caller's hold one, several where the
+        caller's hold several (a sample that did not record it agrees with any call)."""
+        for slot, recorded in v.get("lengths", {}).items():
+            key = int(slot) if slot.isdigit() else self._norm_measured(slot)
+            fact = facts.get(key)
+            if fact is not None and fact.count is not None and min(fact.count, 2) != recorded:
+                return False
+        return True
+
     def matching_variants(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> list[Mapping[str, Any]]:
         return self._select(self._caller(args, kwargs))[0]
 
@@ -321,6 +332,8 @@ class OpEntry:
         # with the default `p`, not with the `p=0` of a sample that keeps nothing.
         same = [v for v in variants if set(self._variant_info(v)[0]) == set(facts)] if exact else []
         variants = same or variants
+        sized = [v for v in variants if self._lengths_agree(v, facts)]
+        variants = sized or variants
         if variants:
             runs: list[set] = []
             for v in variants:

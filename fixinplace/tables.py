@@ -91,6 +91,7 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
         {"args": ["T", "T"],            # kind per position: T tensor, S Python value, L sequence of tensors
          "kwargs": {},                  # kind per keyword name
          "values": {},                  # literal of bool/None arguments: {"training": false, "2": null}
+                                        # "lengths": {"1": 2}: tensors in each sequence argument (1, or 2: several)
          "grad": ["0", "1"],            # grad-able arguments: position (digits) or keyword name
          "saved": {"TF": ["input:1"],   # per requires-grad config (one letter per "grad" entry):
                    "FT": ["input:0"],   #   items saved: "input:<pos>", "input:<kwname>", "output", "output:<i>"
@@ -418,6 +419,11 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
         if _cfg_key(cfg) not in saved_by_cfg and not run(cfg):
             counters.bump("configs_failed")
     extra = {"writes": state["writes"]} if state["writes"] else {}
+    # A sequence of one tensor and one of several can keep different things (`einsum("i->", [a])` keeps nothing,
+    # `einsum("ij,jk->ik", [a, b])` keeps both): recorded per sequence argument, one or several.
+    lengths = {key: min(len(_tensors_in(v)), 2) for key, v in slots if _kind(v) == "L"}
+    if lengths:
+        extra["lengths"] = lengths
     return {**extra,
         "args": [_kind(v) for v in args],
         "kwargs": {k: _kind(v) for k, v in kwargs.items()},

@@ -1204,6 +1204,18 @@ case("module_built_with_an_inplace_flag_writes_on_request", "ok", set(), """
             return swish(x, self.inplace)
 """)
 
+case("running_state_updated_after_an_einsum_saved_it", "raises", {(7, "FIP101", "error")}, """
+    import torch
+    k = torch.randn(2, 3, requires_grad=True)
+    q = torch.randn(2, 3, requires_grad=True)
+    state = torch.zeros(2, 3)
+    outs = []
+    for t in range(2):
+        state += k * (t + 1)
+        outs.append(torch.einsum("nd,nd->n", q, state))
+    torch.stack(outs).sum().backward()
+""")
+
 
 #: Cases whose intended program reads a copy where the case reads a `.data` alias: (text, replacement).
 COPY_REFERENCES = {

@@ -143,6 +143,27 @@ def test_mul_saves_the_other_operand_per_requires_grad(table):
     assert certain(table.function("torch.mul").saves([T, N], {})) == {"input:1"}
 
 
+def test_einsum_of_several_operands_saves_them_and_of_one_saves_nothing(table):
+    """How many tensors a sequence argument holds is measured per sample: `einsum("ij,jk->ik", [a, b])` keeps its
+    operands (certainly), `einsum("i->", [a])` keeps nothing; a list of unknown length keeps them possibly."""
+    torch = pytest.importorskip("torch")
+    einsum = table.function("torch.einsum")
+    assert einsum.saves([S, ArgFact(True, True, count=2)], {}) == [Saved("input:1", True)]
+    assert einsum.saves([S, ArgFact(True, True, count=1)], {}) == []
+    assert einsum.saves([S, T], {}) == [Saved("input:1", False)]
+    # and torch agrees: writing an operand after the product breaks its backward, after the sum it does not
+    a, b = torch.randn(2, 3, requires_grad=True), torch.randn(3, 4, requires_grad=True)
+    x, y = a * 1, b * 1
+    two = torch.einsum("ij,jk->ik", x, y)
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        two.sum().backward()
+    z = a * 1
+    one = torch.einsum("ij->", z)
+    z.add_(1)
+    one.backward()
+
+
 def test_linear_saves_input_only_if_weight_requires_grad(table):
     linear = table.function("torch.nn.functional.linear")
     assert linear.signature == ["input", "weight", "bias"]

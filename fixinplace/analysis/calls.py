@@ -366,7 +366,9 @@ class CallHandler:
         if isinstance(value, SeqValue):
             tensors = self.interp.tensors_in(value)
             if tensors:
-                return ArgFact(True, tri_or(*[t.rg for t in tensors]))
+                count = None if value.imprecise or value.open_ended or len(tensors) != len(value.items) \
+                    else len(tensors)
+                return ArgFact(True, tri_or(*[t.rg for t in tensors]), count=count)
             return ArgFact(False, False)
         if isinstance(value, ParamsValue):
             return ArgFact(True, True)
