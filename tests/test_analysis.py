@@ -1216,6 +1216,27 @@ case("running_state_updated_after_an_einsum_saved_it", "raises", {(7, "FIP101", 
     torch.stack(outs).sum().backward()
 """)
 
+for _factory in ("torch.zeros_like(x, requires_grad=True)", "x.new_zeros(3, requires_grad=True)"):
+    case(f"leaf_made_by_{_factory.split('(')[0].replace('.', '_')}", "raises", {(5, "FIP102", "error")}, f"""
+        import torch
+
+        x = torch.randn(3)
+        delta = {_factory}
+        delta.clamp_(-0.1, 0.1)
+    """)
+
+case("channels_of_an_input_normalised_after_the_forward_saved_it", "raises", {(8, "FIP101", "error")}, """
+    import torch
+    from torch import nn
+
+    net = nn.Conv2d(3, 4, 3)
+    img = torch.rand(2, 3, 8, 8)
+    out = net(img)
+    for channel, m, s in zip(img.unbind(1), (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)):
+        channel.sub_(m).div_(s)
+    out.sum().backward()
+""")
+
 
 #: Cases whose intended program reads a copy where the case reads a `.data` alias: (text, replacement).
 COPY_REFERENCES = {

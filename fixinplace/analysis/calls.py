@@ -924,8 +924,9 @@ class CallHandler:
                     target.graph = target.graph | frozenset(self.keeps_written(frame, target, op, node))
                 return result
         kwargs.pop("inplace", None)
-        if not self.tensors(list(args) + list(kwargs.values())):
-            # A factory (torch.zeros, torch.tensor, ...): a fresh leaf, requiring grad when asked to.
+        if not self.tensors(list(args) + list(kwargs.values())) or self._kw_node(node, "requires_grad") is not None:
+            # A factory (torch.zeros, torch.tensor, and torch.zeros_like(x): only factories take `requires_grad=`):
+            # a fresh leaf, requiring grad when asked to.
             rg = self._requires_grad_kw(node)
             detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
             made = self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
@@ -1216,6 +1217,13 @@ class CallHandler:
         if name == "new":
             # The legacy constructor: a new tensor (on a storage or of a size) that needs no grad.
             return self.fresh_tensor(node, False, self.text(node), is_tensor=True)
+        if name.startswith("new_") and self._kw_node(node, "requires_grad") is not None:
+            # `x.new_zeros(n, requires_grad=True)`: a fresh leaf, requiring grad when asked to.
+            rg = self._requires_grad_kw(node)
+            made = self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, is_tensor=True,
+                                     detail=f"created with requires_grad=True at line {node.lineno}" if rg else "")
+            made.dtype = t.dtype if self._kw_node(node, "dtype") is None else None
+            return made
         if t.group.origin == "numpy":
             if name in NDARRAY_COPIES:
                 return UNKNOWN  # a new array: no longer the tensor's memory

@@ -694,6 +694,8 @@ class Interpreter:
             return value
         if isinstance(iterable, ScalarValue):
             return ScalarValue(kind="number") if iterable.is_range else SCALAR
+        if isinstance(iterable, TensorValue) and iterable.is_tensor is True:
+            return self.unpacked_element(iterable)  # iterating a tensor yields views of its rows
         return UNKNOWN
 
     def stmt_With(self, stmt: ast.With, frame: Frame) -> bool:
