@@ -108,6 +108,7 @@ class WriteFacts:
     # nobody here calls): what else saved it is unknown
     target_unknown: bool = False
     module_ctor: Optional[Span] = None  # inplace_module: the constructor call with inplace=True
+    module_condition: str = ""  # inplace_module: the constructor parameters (not known here) that, at 0, stop the write
     saves: tuple[SavedBy, ...] = ()  # every save this write invalidated (FIP101, FIP104, FIP103)
     extra: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # rule-specific details (fused, ...)
 

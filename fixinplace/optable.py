@@ -425,6 +425,8 @@ class ModuleEntry:
         self.inplace_method: str | None = data.get("inplace_method")
         # with inplace=True, the backward keeps the tensor the module wrote (ReLU, LeakyReLU, ELU; not SiLU)
         self.inplace_saves_written: bool = bool(data.get("inplace_saves_written"))
+        # constructor parameters that, set to 0, make inplace=True write nothing (Dropout's p)
+        self.inplace_idle_when_zero: tuple[str, ...] = tuple(data.get("inplace_idle_when_zero", ()))
         self.parameters: list[str] = list(data["parameters"])
         self.buffers: list[str] = list(data["buffers"])
         self.dtype: str | None = data.get("dtype")  # the output's dtype against the input's (as OpEntry.dtype)

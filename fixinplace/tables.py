@@ -115,6 +115,7 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
      "modules": {"BatchNorm2d": {
         "qualname": "torch.nn.BatchNorm2d", "source": "module_db" | "inplace_scan",
         "inplace_param": false, "inplace_method": null, "inplace_data_write": null,
+        "inplace_idle_when_zero": ["p"],   # (only when some) set to 0, inplace=True leaves the input unwritten
         "parameters": ["weight", "bias"], "buffers": ["running_mean", "running_var", "num_batches_tracked"],
         "samples": [{"training": true, "params": [...present...], "buffers": [...present...],
                      "inputs": 1, "outputs": 1,
@@ -1383,6 +1384,45 @@ def _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, dtype, training,
             "saved": saved, "dtype": _relation_of(relations)}
 
 
+def _module_idle_when_zero(cls, cargs, ckwargs, fargs, fkwargs, dtype) -> list[str]:
+    """The constructor's float parameters (keyword-passable, with a float default) that, set to 0, make the
+    module built with ``inplace=True`` leave its input unwritten, where the sample's values write it
+    (``Dropout(p=0.0, inplace=True)`` returns its input untouched)."""
+    x = next((a for a in fargs if isinstance(a, torch.Tensor)), None)
+    if x is None or not isinstance(fargs[0], torch.Tensor):
+        return []
+    try:
+        params = inspect.signature(cls.__init__).parameters
+    except (TypeError, ValueError):
+        return []
+    positional = [n for n in params if n != "self"]
+
+    def writes(**changed: Any) -> bool | None:
+        kw = dict(ckwargs)
+        kw.update(changed, inplace=True)
+        args = list(cargs)
+        for name in list(kw):
+            if name in positional and positional.index(name) < len(args):
+                args[positional.index(name)] = kw.pop(name)
+        t = (x.to(dtype) if _grad_able(x) else x).detach().clone()
+        before = t._version
+        try:
+            _seed()
+            m = cls(*args, **kw)
+            m.to(dtype)
+            m.train(True)
+            m(t, *fargs[1:], **fkwargs)
+        except Exception:
+            return None
+        return t._version != before
+
+    if writes() is not True:
+        return []
+    return [name for name, param in params.items()
+            if type(param.default) is float and param.kind is not inspect.Parameter.VAR_KEYWORD
+            and writes(**{name: 0.0}) is False]
+
+
 def _module_inplace_method(cls, cargs, ckwargs, fargs, fkwargs, dtype) -> tuple[str | None, bool] | None:
     x = next((a for a in fargs if isinstance(a, torch.Tensor)), None)
     if x is None or not isinstance(fargs[0], torch.Tensor):
@@ -1470,6 +1510,7 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
         measured: list[dict] = []
         seen: set[str] = set()
         inplace_effect = None
+        idle_when_zero: list[str] = []
         delegate = None
         for cargs, ckwargs, fargs, fkwargs, training in samples:
             if delegate is None:
@@ -1480,6 +1521,8 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
                 continue
             if inplace_param and inplace_effect is None:
                 inplace_effect = _module_inplace_method(cls, cargs, ckwargs, fargs, fkwargs, dtype)
+                if inplace_effect is not None and inplace_effect[1]:
+                    idle_when_zero = _module_idle_when_zero(cls, cargs, ckwargs, fargs, fkwargs, dtype)
             blob = json.dumps(v, sort_keys=True)
             if blob not in seen:
                 seen.add(blob)
@@ -1500,6 +1543,7 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
             "inplace_method": inplace_effect[0] if inplace_effect else None,
             "inplace_data_write": inplace_effect[1] if inplace_effect else None,
             "inplace_saves_written": inplace_effect[2] if inplace_effect else None,
+            **({"inplace_idle_when_zero": idle_when_zero} if idle_when_zero else {}),
             "parameters": params,
             "buffers": buffers,
             "dtype": _relation_of(v["dtype"] for v in measured),

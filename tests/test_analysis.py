@@ -1237,6 +1237,31 @@ case("channels_of_an_input_normalised_after_the_forward_saved_it", "raises", {(8
     out.sum().backward()
 """)
 
+_DROPOUT_AFTER_SOFTMAX = """
+    import torch
+    from torch import nn
+
+    class Attention(nn.Module):
+        def __init__(self, attn_drop=0.0):
+            super().__init__()
+            self.attn_drop = nn.Dropout(attn_drop, inplace=True)
+
+        def forward(self, x):
+            attn = x.softmax(-1)
+            attn = self.attn_drop(attn)
+            return attn @ x
+"""
+case("dropout_of_a_rate_not_known_in_place_after_softmax", "ok", {(11, "FIP101", "warning")},
+     _DROPOUT_AFTER_SOFTMAX)
+case("dropout_of_rate_zero_in_place_writes_nothing", "ok", set(), _DROPOUT_AFTER_SOFTMAX.replace(
+    "nn.Dropout(attn_drop, inplace=True)", "nn.Dropout(0.0, inplace=True)") + """
+    Attention()(torch.randn(2, 3, 3, requires_grad=True)).sum().backward()
+""")
+case("dropout_of_a_known_rate_in_place_after_softmax", "raises", {(11, "FIP101", "error")},
+     _DROPOUT_AFTER_SOFTMAX + """
+    Attention(0.1)(torch.randn(2, 3, 3, requires_grad=True)).sum().backward()
+""")
+
 
 #: Cases whose intended program reads a copy where the case reads a `.data` alias: (text, replacement).
 COPY_REFERENCES = {

@@ -1485,6 +1485,23 @@ class CallHandler:
                 out += self.submodules(child, True, seen)
         return out
 
+    @staticmethod
+    def _inplace_idle(module: ModuleValue, entry) -> Tri:
+        """Whether a module built with `inplace=True` leaves its input unwritten: True when a parameter that the
+        table measured as turning the write off at 0 is a known 0 (`Dropout(0.0, inplace=True)`), None when such
+        a parameter's value is not known (`Dropout(attn_drop, inplace=True)`), else False."""
+        idle: Tri = False
+        for name in getattr(entry, "inplace_idle_when_zero", ()):
+            if name not in module.constructor:
+                continue  # the default, which the table measured writing
+            value = module.constructor[name]
+            number = value.constant if isinstance(value, ScalarValue) and value.is_number and value.known else None
+            if number is None:
+                idle = None
+            elif number == 0:
+                return True
+        return idle
+
     def _set_training(self, module, flag: bool, seen: set | None = None) -> None:
         """`train()` / `eval()`: the module and every submodule the analysis knows (once each: modules may refer
         to each other)."""
@@ -1557,7 +1574,8 @@ class CallHandler:
         rg_out: Tri = tri_or(input_rg, params_rg) if frame.grad_mode is not False else False
         graph = self.graph_of(inputs, rg_out) | (self.leaf_uses(params) if rg_out is not False else frozenset())
         self.module_library_writes(module, args, kwargs, node, frame)
-        if module.inplace and isinstance(x, TensorValue):
+        idle = self._inplace_idle(module, entry)
+        if module.inplace and isinstance(x, TensorValue) and idle is not True:
             op = entry.inplace_method or module.kind.lower() + "_"
             ctor = module.node
             ctor_span = Span(*self.report.span(ctor)) if ctor is not None else None
@@ -1565,9 +1583,10 @@ class CallHandler:
             written = node.args[0] if node.args and id(x) not in self._intermediates else None
             label = (self._label(x, node.args[0] if node.args else node) if written is not None
                      else x.label)
-            self.record_write(frame, x, self.site(node, "inplace_module", op, module_ctor=ctor_span,
-                                                  written=written, frame=frame), label,
-                              certain=not module.maybe_absent)
+            site = self.site(node, "inplace_module", op, module_ctor=ctor_span, written=written, frame=frame)
+            if idle is None:
+                site.info["module_condition"] = " ".join(f"`{name}`" for name in entry.inplace_idle_when_zero)
+            self.record_write(frame, x, site, label, certain=not module.maybe_absent and idle is False)
             result = x
             result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
         else:

@@ -173,7 +173,9 @@ class Reporter:
             code = SAVED_TENSOR_MUTATED.code
         else:
             ctor = site.info.get("module_ctor")
-            by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else ""
+            condition = site.info.get("module_condition")
+            when = f"; it writes only when its {condition}, not known here, is not 0" if condition else ""
+            by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line}{when})" if ctor else ""
             message = (
                 f"in-place write to `{written}`{via}{by}: {save_text}; writing it in place makes the backward of "
                 f"{backward_label}{at} fail (\"modified by an inplace operation\")"
