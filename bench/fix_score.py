@@ -320,9 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         everything[name] = [asdict(s) for s in scores]
         if args.verbose:
             for s in scores:
-                modes = "  ".join(f"{m}={s.outcomes[m]}{'' if s.idempotent[m] else '(again!)'}"
-                                  + (f" [{s.details[m]}]" if s.details[m] else "") for m in modes)
-                print(f"{s.name:48} {s.label:12} check={s.detected:7} {modes}")
+                outcomes = "  ".join(f"{m}={s.outcomes[m]}{'' if s.idempotent[m] else '(again!)'}"
+                                     + (f" [{s.details[m]}]" if s.details[m] else "") for m in modes)
+                print(f"{s.name:48} {s.label:12} check={s.detected:7} {outcomes}")
         print(summary(name, scores, modes))
     if args.json:
         args.json.write_text(json.dumps(everything, indent=1), encoding="utf-8")
