@@ -22,7 +22,8 @@ CHECK_DIR = REPO / "fixtures" / "check"
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 
 ROW_KEYS = ["path", "function", "line", "codes", "device", "status", "reason", "max_abs_diff", "reference"]
-REFERENCES = {"original", "allow_mutation_on_saved_tensors", "functionalize", "finite_differences"}
+REFERENCES = {"original", "saved_tensor_copies", "allow_mutation_on_saved_tensors", "functionalize",
+              "finite_differences"}
 
 
 def _case(name: str) -> dict:
@@ -59,7 +60,7 @@ def verify_json(*args: str, cwd: Path = REPO) -> tuple[int, list[dict], str]:
     assert list(data) == ["results"]
     for row in data["results"]:
         assert list(row) == ROW_KEYS
-        assert row["status"] in ("verified", "failed", "skipped")
+        assert row["status"] in ("verified", "changed", "failed", "skipped")
         assert row["device"] in ("cpu", "cuda")
         assert row["reference"] in REFERENCES
         assert set(row["max_abs_diff"]) == {"outputs", "grads"}
@@ -97,8 +98,18 @@ def test_fixes_that_change_meaning_on_purpose_are_not_proved():
     verify never calls it `verified` (no proof from a reference it departs from)."""
     paths = [f"fixtures/fix/{n}/before.py" for n in ON_PURPOSE]
     rc, rows, _ = verify_json(*paths, "--entry", "main", "--device", "cpu", "--unsafe-fixes")
-    assert set(_by_case(rows)) == set(ON_PURPOSE)
+    by_case = _by_case(rows)
+    assert set(by_case) == set(ON_PURPOSE)
     assert all(r["status"] != "verified" for r in rows), rows
+    for name in ON_PURPOSE:
+        statuses = {r["status"] for r in by_case[name]}
+        if _case(name)["strategy"] == "data_out_of_place":
+            # the silent `.data` write made differentiable: same outputs, other gradients, said as such
+            assert statuses == {"changed"}, (name, by_case[name])
+            assert all(r["reason"].startswith("the fix changes the gradients on purpose (FIP104")
+                       and r["reference"] == "saved_tensor_copies" for r in by_case[name])
+        else:
+            assert statuses == {"failed"}, (name, by_case[name])
     assert rc == 1
 
 
@@ -193,12 +204,12 @@ def test_inputs_sources_and_skips(tmp_path):
     assert "parameter 'n' is not a tensor (int)" in by_path["noinputs.py"]["reason"]
     # Synthesised: one float64 tensor of the first common shape; the gradient is cross-checked by finite differences.
     assert by_path["synth.py"]["status"] == "verified", by_path["synth.py"]
-    assert by_path["synth.py"]["reference"] == "allow_mutation_on_saved_tensors"
+    assert by_path["synth.py"]["reference"] == "saved_tensor_copies"
     assert "synthesised float64 inputs of shapes [(2, 3)]" in by_path["synth.py"]["reason"]
     assert "cross-checked by central finite differences (12 forward calls" in by_path["synth.py"]["reason"]
     assert by_path["declared.py"]["status"] == "verified", by_path["declared.py"]
     assert by_path["declared.py"]["function"] == "f"
-    assert by_path["declared.py"]["reference"] == "allow_mutation_on_saved_tensors"
+    assert by_path["declared.py"]["reference"] == "saved_tensor_copies"
     assert "synthesised" not in by_path["declared.py"]["reason"]
     assert "clean.py" not in by_path and "clean.py: no fix to verify" in stderr
     assert rc == 0 and "1 result skipped" in stderr
@@ -301,9 +312,9 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
     conv = by_fn["Conv.forward"]
     assert conv["status"] == "verified" and "shapes [(1, 3, 8, 8)]" in conv["reason"], conv
     assert "cross-checked by central finite differences along 4 random directions (8 forward calls" in conv["reason"]
-    # Shapes from the module's first layer (Linear(7, 2)), float64 parameters; index assignment: allow_mutation.
+    # Shapes from the module's first layer (Linear(7, 2)), float64 parameters; index assignment: saved-tensor copies.
     net = by_fn["Net.forward"]
-    assert net["status"] == "verified" and net["reference"] == "allow_mutation_on_saved_tensors", net
+    assert net["status"] == "verified" and net["reference"] == "saved_tensor_copies", net
     assert "shapes [(4, 7)]" in net["reason"] and "cross-checked by central finite differences" in net["reason"]
     # `t.add_(1.0)` -> `t = t.add(1.0)` (unsafe): the caller no longer sees its tensor change.
     shift = by_fn["shift"]
@@ -534,6 +545,85 @@ def test_hang_crash_and_import_error_are_results(tmp_path):
     assert rows["broken.py"]["status"] == "skipped" and "ModuleNotFoundError" in rows["broken.py"]["reason"]
     assert rows["after.py"]["status"] == "verified"  # the jobs after a hang and a crash still run
     assert proc.returncode == 1
+
+
+BUMP_MAIN = """
+import torch
+
+
+def bump(w):
+    w.add_(1.0)
+
+
+def main():
+    w = torch.zeros(3, requires_grad=True)
+    bump(w)
+{ret}
+"""
+
+
+def test_no_proof_from_nothing(tmp_path):
+    """A run with nothing to compare (main() returns None, touches nothing the verifier sees) is not a proof:
+    `skipped: nothing to compare`, never `verified` with a max diff of 0; returning the tensor makes the same fix
+    (the write under `torch.no_grad()`) comparable, and proved."""
+    (tmp_path / "none.py").write_text(BUMP_MAIN.format(ret=""))
+    (tmp_path / "returns.py").write_text(BUMP_MAIN.format(ret="    return w"))
+    rc, rows, _ = verify_json("none.py", "returns.py", "--entry", "main", "--unsafe-fixes", "--device", "cpu",
+                              cwd=tmp_path)
+    by_path = {r["path"]: r for r in rows}
+    assert by_path["none.py"]["status"] == "skipped", by_path["none.py"]
+    assert by_path["none.py"]["reason"].startswith("nothing to compare: main() returned None")
+    assert by_path["returns.py"]["status"] == "verified", by_path["returns.py"]
+    assert "nothing to compare" not in by_path["returns.py"]["reason"]
+    assert rc == 0
+
+
+LOOP_WRITE = """
+import torch
+
+
+def run(V, step):
+    b = torch.zeros(3, dtype=V.dtype)
+    y = torch.zeros(3, dtype=V.dtype)
+    for i in range(3):
+        b[i] += step[i]
+        y = y + V @ b
+    return y
+"""
+
+DATA_WRITE = """
+import torch
+
+
+def noisy(w, eps):
+    y = w * eps.data
+    eps.data.mul_(2.0)
+    return y
+"""
+
+
+def test_reference_is_the_program_with_private_copies_of_its_saved_tensors():
+    """The reference keeps a private copy of every tensor autograd saves (saved-tensor hooks): a loop that writes the
+    same tensor on every iteration (where allow_mutation_on_saved_tensors keeps one copy and gives other gradients)
+    and a silent `.data` write both verify their correct fixes, cross-checked by finite differences; a fix that
+    drops the copy again is caught."""
+    from fixinplace.verify import FilePair, verify_pairs
+
+    loop_fixed = LOOP_WRITE.replace("        b[i] += step[i]", "        b = b.clone()\n        b[i] += step[i]")
+    data_fixed = DATA_WRITE.replace("y = w * eps.data", "y = w * eps.data.clone()")
+    pairs = [
+        FilePair("loop.py", LOOP_WRITE, loop_fixed, {8: ["FIP101"]}),
+        FilePair("loop_wrong.py", LOOP_WRITE, loop_fixed.replace("y = y + V @ b", "y = y + V @ b * 1.5"),
+                 {8: ["FIP101"]}),
+        FilePair("data.py", DATA_WRITE, data_fixed, {7: ["FIP104"]}),
+    ]
+    rows = {r["path"]: r for r in verify_pairs(pairs, device="cpu").results}
+    for name in ("loop.py", "data.py"):
+        assert rows[name]["status"] == "verified", rows[name]
+        assert rows[name]["reference"] == "saved_tensor_copies", rows[name]
+        assert "cross-checked by central finite differences" in rows[name]["reason"], rows[name]
+    assert "silently differs from its run with private copies" in rows["data.py"]["reason"]
+    assert rows["loop_wrong.py"]["status"] == "failed", rows["loop_wrong.py"]
 
 
 SEED_FACTORIES = {

@@ -44,9 +44,10 @@ class VerifyReport:
         return {"results": self.results}
 
     def status_of(self, path: str) -> str:
-        """`verified` when every result of `path` is, else `failed`/`skipped` (the worst), `` when none."""
+        """`verified` when every result of `path` is, else `failed`/`skipped`/`changed` (the worst), `` when
+        none."""
         statuses = {r["status"] for r in self.results if r["path"] == path}
-        for s in ("failed", "skipped", "verified"):
+        for s in ("failed", "skipped", "changed", "verified"):
             if s in statuses:
                 return s
         return ""
@@ -93,7 +94,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             job_id = len(jobs)
             jobs.append({"id": job_id, "path": pair.path, "original": pair.original, "patched": pair.patched,
                          "entry": entry_name, "inputs": inputs_name or "", "devices": [device], "synth": synth,
-                         "fallback": fallback, "root": root})
+                         "fallback": fallback, "root": root,
+                         "codes": sorted({code for fn in covers for code in fn.codes})})
             plan.append((pair, covers, job_id))
 
         if entry:

@@ -13,11 +13,12 @@ from fixinplace.verify.compare import compare
 from fixinplace.verify.inputs import find_shapes, one_line, seed_all, synth_call
 from fixinplace.verify.oracles import FD_TOLERANCE
 from fixinplace.verify.reference import (EFFECT, LEAF_ERROR, Side, directional_check, finite_differences,
-                                         load_original, on_device, reference, run_side)
+                                         load_original, on_device, reference, run_side, saved_tensor_copies)
 
 
 def _prepare(job: dict, device: str) -> str:
-    """Choose the synthesised input shapes on the original (under allow_mutation_on_saved_tensors); "" or why not."""
+    """Choose the synthesised input shapes on the original (with private copies of its saved tensors); "" or why
+    not."""
     if not job.get("synth") or job.get("shapes") is not None:
         return ""
     try:
@@ -26,10 +27,10 @@ def _prepare(job: dict, device: str) -> str:
         return f"the original module cannot be loaded: {one_line(e)}"
 
     def run(spec: dict, shapes: list) -> None:
-        """Raises the first error when the forward runs neither under allow_mutation_on_saved_tensors, nor as it
-        is (code that refuses saved-tensor hooks), nor under no_grad (a leaf written in place: the hazard)."""
+        """Raises the first error when the forward runs neither with private copies of its saved tensors, nor as
+        it is (code that refuses saved-tensor hooks), nor under no_grad (a leaf written in place: the hazard)."""
         first = None
-        for wrap in (torch.autograd.graph.allow_mutation_on_saved_tensors, contextlib.nullcontext, torch.no_grad):
+        for wrap in (saved_tensor_copies, contextlib.nullcontext, torch.no_grad):
             try:
                 with wrap():
                     args = synth_call(module, spec, shapes).args
@@ -77,11 +78,48 @@ def _cross_check(job: dict, device: str, ref: Side, label: str) -> tuple[bool, s
         return True, f"gradients not cross-checked by finite differences ({fd.error})"
     ref_grads, _ = _split(ref.entries, "grads")
     fd_grads, _ = _split(fd.entries, "grads")
+    # An input autograd does not reach (read through `.data` or `.detach()`) has no gradient by the program's own
+    # choice, which differences cannot know: only the gradients autograd gives are cross-checked.
+    unreached = sorted(k.removesuffix(".grad") for k in set(fd_grads) - set(ref_grads))
+    fd_grads = {k: v for k, v in fd_grads.items() if k in ref_grads}
     ok, why, maxima = compare(ref_grads, fd_grads, device, tolerances=FD_TOLERANCE)
     if ok:
+        besides = f"; not {', '.join(unreached)}, which autograd does not reach" if unreached else ""
         return True, (f"gradients cross-checked by central finite differences ({fd.note}, max abs diff "
-                      f"{maxima['grads']:.1e})")
+                      f"{maxima['grads']:.1e}{besides})")
     return False, f"not proved: the reference's gradients disagree with central finite differences ({why})"
+
+
+#: Hazards whose fix may change the gradients on purpose: a silent write (`.data`, a NumPy alias, a fused step)
+#: made differentiable computes the derivative the original's backward silently did not.
+ON_PURPOSE = frozenset({"FIP104"})
+
+
+def _on_purpose(job: dict, ref: Side, patched: Side, device: str, label: str) -> bool:
+    """Whether a fix of silent hazards only (ON_PURPOSE) leaves every output as the reference's and changes
+    gradients only."""
+    codes = set(job.get("codes", ()))
+    if not codes or not codes <= ON_PURPOSE or label == "finite_differences":
+        return False
+    ref_outputs, _ = _split(ref.entries, "outputs")
+    new_outputs, _ = _split(patched.entries, "outputs")
+    same, _, _ = compare(ref_outputs, new_outputs, device)
+    return same
+
+
+def _comparable(entries: dict) -> bool:
+    """Whether a flattened result holds anything a comparison can tell apart (a tensor, a number, a string), not
+    only None or objects the verifier cannot read."""
+    return any(value is not None and not (isinstance(value, str) and value.startswith("<"))
+               for _, value in entries.values())
+
+
+def _what(entries: dict) -> str:
+    """What an entry returned, for a message: `None`, or the kinds of objects the verifier could not read."""
+    values = [value for kind, value in entries.values() if kind == "outputs"]
+    if not values or all(value is None for value in values):
+        return "None"
+    return ", ".join(sorted({str(value) for value in values if value is not None}))[:80]
 
 
 def _blank() -> dict:
@@ -138,6 +176,14 @@ def _verify(job: dict, device: str) -> dict:
     effects_ok, effects_why, effects_max = compare(ref_effects, new_effects, device)
     maxima["outputs"] = max(maxima["outputs"], effects_max["outputs"], effects_max.get("effects", 0.0))
     result["max_abs_diff"] = {"outputs": maxima["outputs"], "grads": maxima["grads"]}
+    if not ok and effects_ok and _on_purpose(job, ref, patched, device, label):
+        result["status"] = "changed"
+        result["reason"] = "; ".join(x for x in (
+            f"the fix changes the gradients on purpose ({', '.join(job.get('codes', ()))}: the original's backward "
+            f"silently reads values written after autograd saved them, or leaves a write undifferentiated): outputs "
+            f"and side effects as the original's, gradients differ by up to {maxima['grads']:.3g} ({why})",
+            note, shapes) if x)
+        return result
     if not ok:
         result["status"] = "failed"
         result["reason"] = "; ".join(x for x in (why, note, shapes) if x)
@@ -145,6 +191,12 @@ def _verify(job: dict, device: str) -> dict:
     if not effects_ok:
         result["status"] = "failed"
         result["reason"] = "; ".join(x for x in (_effects_reason(effects_why), note, shapes) if x)
+        return result
+    if not _comparable(ref.entries) and not _comparable(patched.entries):
+        # No output, gradient or side effect to compare: agreeing proves nothing.
+        result["reason"] = "; ".join(x for x in (
+            f"nothing to compare: {job['entry']}() returned {_what(ref.entries)} and left no argument, parameter "
+            f"or buffer the verifier can see", note, shapes) if x)
         return result
     agrees, check = _cross_check(job, device, ref, label)
     grads = [v for k, v in _split(ref.entries, "grads")[0].items() if isinstance(v[1], torch.Tensor)]

@@ -1,11 +1,19 @@
 """Running one side (original or patched) and computing the reference (runs in the child process: imports torch).
 
+The meaning of a program that writes a tensor autograd saved: its forward values as it computes them, and its
+gradients as if every saved tensor had been a private copy taken when it was saved. `saved_tensor_copies` computes
+exactly that: the original under `torch.autograd.graph.saved_tensors_hooks` whose pack hook copies the tensor.
+
 Reference order (the original usually raises, so it cannot always serve as its own reference):
 
-1. the original as it is ("original"); it is also run under `allow_mutation_on_saved_tensors()`, and when the two
-   disagree the original is silently wrong (a `.data` write, a fused optimizer step) and the second is used;
-2. the original under `torch.autograd.graph.allow_mutation_on_saved_tensors()` ("allow_mutation_on_saved_tensors"),
-   which gives the intended gradients for non-leaf hazards;
+1. the original as it is ("original"); it is also run with private copies of its saved tensors, and when the two
+   disagree the original is silently wrong (a `.data` write, a NumPy alias, a fused optimizer step) and the copies'
+   run is used ("saved_tensor_copies");
+2. the original with private copies of its saved tensors ("saved_tensor_copies"), which gives the intended gradients
+   of every non-leaf hazard, a tensor written again on every iteration of a loop included (where
+   `allow_mutation_on_saved_tensors` is wrong: it keeps one copy per tensor, not one per save);
+   `torch.autograd.graph.allow_mutation_on_saved_tensors()` ("allow_mutation_on_saved_tensors") when code refuses
+   saved-tensor hooks;
 3. a leaf written in place (the leaf error): with inputs, the original on clones of its leaf inputs ("original");
    writes to leaves that are not inputs (parameters, weights it creates: `w -= lr * w.grad`, `w.mul_(0.5)`) run
    under `torch.no_grad()` by `oracles.LeafUpdates` ("original"); both are said in the reason;
@@ -133,9 +141,25 @@ def _entries(out, call: Call, grads: list) -> dict:
     return entries
 
 
+def _copy_saved(t: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return t.clone()
+
+
+def _as_saved(t: torch.Tensor) -> torch.Tensor:
+    return t
+
+
+def saved_tensor_copies():
+    """Autograd keeps a private copy of each tensor it saves, taken when it saves it: later in-place writes (through
+    the tensor, a view, `.data` or a NumPy alias) no longer reach what the backward reads."""
+    return torch.autograd.graph.saved_tensors_hooks(_copy_saved, _as_saved)
+
+
 def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") -> Side:
     """Load `text` fresh and call the job's entry (seeded) on `device`; never raises. `mode`: "plain",
-    "allow_mutation", "clone_leaves" (leaf inputs cloned), "leaf_updates" (`LeafUpdates`) or "functionalize"."""
+    "saved_copies" (`saved_tensor_copies`), "allow_mutation", "clone_leaves" (leaf inputs cloned), "leaf_updates"
+    (`LeafUpdates`) or "functionalize"."""
     side = Side()
     try:
         seed_all()
@@ -149,7 +173,8 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
     except (AttributeError, ImportError) as e:
         side.error, side.stage = f"no {job['entry']!r} in the module ({one_line(e)})", "import"
         return side
-    wrap = torch.autograd.graph.allow_mutation_on_saved_tensors if mode == "allow_mutation" else contextlib.nullcontext
+    wrap = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors,
+            "saved_copies": saved_tensor_copies}.get(mode, contextlib.nullcontext)
     try:
         with on_device(device), wrap():
             side.stage = "inputs"
@@ -228,14 +253,16 @@ def directional_check(job: dict, device: str, ref: Side, directions: int = DIREC
         call = build_call(module, job)
         if any(t.dtype != torch.float64 for _, t in call.leaves):
             raise ValueError("inputs are not all float64")
-        grads = []
+        grads, reached = [], []
         for label, t in call.leaves:
             g = ref.entries.get(f"{label}.grad", (None, None))[1]
+            reached.append(isinstance(g, torch.Tensor))  # (an input autograd does not reach is not moved)
             grads.append(g.to(torch.float64) if isinstance(g, torch.Tensor) else torch.zeros(t.shape, dtype=torch.float64))
         generator = torch.Generator().manual_seed(DIRECTION_SEED)
         worst = 0.0
         for _ in range(directions):
-            vs = [torch.randn(t.shape, generator=generator, dtype=torch.float64) for _, t in call.leaves]
+            vs = [torch.randn(t.shape, generator=generator, dtype=torch.float64) * float(moved)
+                  for (_, t), moved in zip(call.leaves, reached)]
 
             def along(h: float) -> float:
                 def perturb(j: int, leaf: torch.Tensor) -> None:
@@ -270,17 +297,23 @@ def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
     plain = run_side(original, job, device, "original")
     if plain.stage == "import":
         return None, "original", f"the original module cannot be loaded: {plain.error}"
-    mutation = run_side(original, job, device, "original_allow_mutation", "allow_mutation")
+    copies = run_side(original, job, device, "original_saved_copies", "saved_copies")
     if plain.ok:
-        if mutation.ok:
-            same, _, _ = compare(plain.entries, mutation.entries, device)
+        if copies.ok:
+            same, why, _ = compare(plain.entries, copies.entries, device)
             if not same:
-                return (mutation, "allow_mutation_on_saved_tensors",
-                        "the original runs but silently differs from its run under allow_mutation_on_saved_tensors")
+                return (copies, "saved_tensor_copies", "the original runs but silently differs from its run with "
+                        f"private copies of the tensors autograd saved ({why})")
         return plain, "original", ""
-    if mutation.ok:
-        return mutation, "allow_mutation_on_saved_tensors", f"the original raises: {_short(plain.error)}"
-    tried = [("allow_mutation_on_saved_tensors", _short(mutation.error))]
+    if copies.ok:
+        return copies, "saved_tensor_copies", f"the original raises: {_short(plain.error)}"
+    tried = [("with private copies of its saved tensors", _short(copies.error))]
+    mutation = copies
+    if not copies.leaf_error:  # code that refuses saved-tensor hooks (`disable_saved_tensors_hooks`)
+        mutation = run_side(original, job, device, "original_allow_mutation", "allow_mutation")
+        if mutation.ok:
+            return mutation, "allow_mutation_on_saved_tensors", f"the original raises: {_short(plain.error)}"
+        tried.append(("allow_mutation_on_saved_tensors", _short(mutation.error)))
     has_inputs = bool(job.get("inputs") or job.get("synth"))
     if plain.leaf_error or mutation.leaf_error:
         if has_inputs:
@@ -307,9 +340,9 @@ def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
                 f"central finite differences in float64 ({fd.note}; nothing else worked: {_tried(tried)})")
         tried.append(("finite differences", _short(fd.error)))
     if (plain.leaf_error or mutation.leaf_error) and not has_inputs:
-        return None, "allow_mutation_on_saved_tensors", (
-            "no reference: the original writes in place a leaf tensor that requires grad (it raises under "
-            "allow_mutation_on_saved_tensors too, and also with its writes to its own leaves under no_grad), and a "
+        return None, "saved_tensor_copies", (
+            "no reference: the original writes in place a leaf tensor that requires grad (it raises with private "
+            "copies of its saved tensors too, and also with its writes to its own leaves under no_grad), and a "
             "zero-argument entry gives no input to clone; pass --entry FN --inputs FACTORY")
-    return None, "finite_differences" if has_inputs else "allow_mutation_on_saved_tensors", (
+    return None, "finite_differences" if has_inputs else "saved_tensor_copies", (
         f"no reference: the original raises ({_short(plain.error)}); tried {_tried(tried)}")

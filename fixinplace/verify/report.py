@@ -25,7 +25,7 @@ def render_text(report, color: bool = False) -> str:
         for column in ("path", "function", "line", "device", "status", "reference", "max |diff| out", "max |diff| grad",
                        "reason"):
             table.add_column(column, overflow="fold")
-        styles = {"verified": "green", "failed": "bold red", "skipped": "yellow"}
+        styles = {"verified": "green", "failed": "bold red", "skipped": "yellow", "changed": "cyan"}
         for r in report.results:
             table.add_row(
                 r["path"], r["function"], str(r["line"]), r["device"],
@@ -33,7 +33,9 @@ def render_text(report, color: bool = False) -> str:
                 _diff(r["max_abs_diff"]["outputs"]), _diff(r["max_abs_diff"]["grads"]), r["reason"],
             )
         console.print(table)
-    counts = {s: sum(1 for r in report.results if r["status"] == s) for s in ("verified", "failed", "skipped")}
-    console.print(f"{counts['verified']} verified, {counts['failed']} failed, {counts['skipped']} skipped.",
+    counts = {s: sum(1 for r in report.results if r["status"] == s)
+              for s in ("verified", "changed", "failed", "skipped")}
+    changed = f"{counts['changed']} changed on purpose, " if counts["changed"] else ""
+    console.print(f"{counts['verified']} verified, {changed}{counts['failed']} failed, {counts['skipped']} skipped.",
                   highlight=False)
     return buffer.getvalue()
