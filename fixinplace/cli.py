@@ -282,7 +282,7 @@ def fix(
         raise _fail("--timeout must be positive")
     report = run_fix(targets, settings, apply=apply and not verify)
     if verify:
-        _keep_verified(report, apply, timeout)
+        _keep_verified(report, settings, apply, timeout)
     if not apply:
         _write_stdout(b"".join(p.diff_bytes() for p in report.patches))
     for error in report.errors:
@@ -317,34 +317,80 @@ def _fix_summary(report) -> List[str]:
     return lines
 
 
-def _keep_verified(report, apply: bool, timeout: float) -> None:
-    """`fix --verify`: verify every patched file; drop the patch of each file whose verification did not come out
-    `verified` (its hazards stay in `remaining`), and with `apply` write the others. Per-file granularity."""
-    from fixinplace.fix.files import FileError, PatchError, write_patch
+def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
+    """`fix --verify`: verify every patched file. A file whose fixes verify together keeps them all; otherwise each
+    fix is verified alone, and the file keeps the fixes that verified (verified again together), the others staying
+    in `remaining`. With `apply`, the kept patches are written."""
+    from fixinplace.fix.checked import fix_text
+    from fixinplace.fix.files import FileError, PatchError, make_patch, write_patch
     from fixinplace.verify import FilePair, verify_pairs
 
     report.apply = apply
-    pairs = []
-    for o in report.outcomes:
-        if o.patch is not None and o.patch.changed:
-            codes: dict = {}
-            for d in o.applied:
-                codes.setdefault(d.line, []).append(d.code)
-            pairs.append(FilePair(o.path, o.patch.source.text, o.patch.new_text, codes))
-    verification = verify_pairs(pairs, timeout=timeout)
-    for o in report.outcomes:
-        if o.patch is None or not o.patch.changed:
+    changed = [o for o in report.outcomes if o.patch is not None and o.patch.changed]
+    verification = verify_pairs([_pair(o.path, o.patch.source.text, o.patch.new_text, o.applied) for o in changed],
+                                timeout=timeout)
+    # Files whose fixes do not verify together: each fix alone (one child process for all of them).
+    singles: dict[str, list] = {}
+    for o in changed:
+        if verification.status_of(o.path) != "verified" and len(o.applied) > 1:
+            for index, d in enumerate(o.applied):
+                alone = fix_text(o.patch.source.text, o.path, settings, only=_same_hazard(d))
+                singles.setdefault(o.path, []).append((d, _pair(f"{o.path}#{index}", o.patch.source.text,
+                                                               alone.source, alone.applied)))
+    alone_report = verify_pairs([pair for items in singles.values() for _, pair in items], timeout=timeout) \
+        if singles else None
+    subsets = {}
+    for o in changed:
+        if o.path not in singles:
             continue
+        good = [d for d, pair in singles[o.path] if alone_report.status_of(pair.path) == "verified"]
+        for d, pair in singles[o.path]:
+            status = alone_report.status_of(pair.path)
+            if status != "verified":
+                reason = next((r["reason"] for r in alone_report.results if r["path"] == pair.path
+                               and r["status"] != "verified"), "")
+                print(f"{o.path}:{d.line}: {d.code} fix not applied ({d.fix.description if d.fix else 'fix'}): "
+                      f"verification {status or 'gave no result'}" + (f": {reason}" if reason else ""),
+                      file=sys.stderr)
+        if good:
+            keys = {(d.line, d.column, d.code) for d in good}
+            subsets[o.path] = fix_text(o.patch.source.text, o.path, settings,
+                                       only=lambda h, keys=keys: (h.line, h.column, h.code) in keys)
+    together = verify_pairs([_pair(path, next(o for o in changed if o.path == path).patch.source.text,
+                                   result.source, result.applied) for path, result in subsets.items()],
+                            timeout=timeout) if subsets else None
+    for o in changed:
         status = verification.status_of(o.path)
-        if status != "verified":
-            reasons = [r["reason"] for r in verification.results if r["path"] == o.path and r["status"] != "verified"]
-            print(f"{o.path}: fix not applied: verification {status or 'gave no result'}"
-                  + (f": {reasons[0]}" if reasons else ""), file=sys.stderr)
+        kept = None
+        if status == "verified":
+            kept = o.applied
+        elif o.path in subsets and together.status_of(o.path) == "verified":
+            result = subsets[o.path]
+            try:
+                o.patch = make_patch(o.patch.source, result.source)
+            except PatchError as e:
+                o.error = FileError(o.path, one_line(e))
+                report.errors.append(o.error)
+                continue
+            dropped = [d for d in o.applied if (d.line, d.column, d.code) not in
+                       {(k.line, k.column, k.code) for k in result.applied}]
+            o.remaining = [d for d in dropped if d.severity.value in ("error", "warning")] + o.remaining
+            o.applied = kept = list(result.applied)
+        if kept is None:
+            rows = verification.results if o.path not in subsets else together.results
+            reasons = [r["reason"] for r in rows if r["path"] == o.path and r["status"] != "verified"]
+            if o.path not in singles:
+                print(f"{o.path}: fix not applied: verification {status or 'gave no result'}"
+                      + (f": {reasons[0]}" if reasons else ""), file=sys.stderr)
+            elif o.path in subsets:
+                print(f"{o.path}: fixes not applied: each verified alone, not together"
+                      + (f": {reasons[0]}" if reasons else ""), file=sys.stderr)
             o.remaining = [d for d in o.applied if d.severity.value in ("error", "warning")] + o.remaining
             o.applied = []
             o.patch = None
             continue
-        print(f"{o.path}: verified", file=sys.stderr)
+        for d in kept:
+            print(f"{o.path}:{d.line}: {d.code} verified ({d.fix.description if d.fix else 'fix'})", file=sys.stderr)
         if apply:
             try:
                 write_patch(o.patch)
@@ -352,6 +398,21 @@ def _keep_verified(report, apply: bool, timeout: float) -> None:
             except PatchError as e:
                 o.error = FileError(o.path, one_line(e))
                 report.errors.append(o.error)
+
+
+def _pair(path: str, original: str, patched: str, applied: list):
+    """A file pair to verify, with the codes of its fixes by line."""
+    from fixinplace.verify import FilePair
+
+    codes: dict = {}
+    for d in applied:
+        codes.setdefault(d.line, []).append(d.code)
+    return FilePair(path, original, patched, codes)
+
+
+def _same_hazard(d):
+    """A predicate on the hazards of the original text: the one `d` fixed."""
+    return lambda h: (h.line, h.column, h.code) == (d.line, d.column, d.code)
 
 
 class DeviceChoice(str, Enum):

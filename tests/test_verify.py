@@ -681,6 +681,27 @@ def test_fix_verify_applies_only_verified_files(tmp_path):
     assert "noinputs.py: fix not applied: verification skipped" in proc.stderr
 
 
+TWO_FIXES = HAZARD_FN + """
+
+def shift(t):
+    t.add_(1.0)
+    return t * 2
+"""
+
+
+def test_fix_verify_keeps_each_fix_that_verifies(tmp_path):
+    """One file, two fixes: `f`'s verifies, `shift`'s (an unsafe rebinding: the caller no longer sees its tensor
+    change) fails. `fix --verify --apply` writes the first and leaves the second hazard, naming each fix."""
+    (tmp_path / "two.py").write_text(TWO_FIXES)
+    proc = fip("fix", "two.py", "--verify", "--apply", "--unsafe-fixes", cwd=tmp_path, timeout=240)
+    text = (tmp_path / "two.py").read_text()
+    assert "y.add_(1)" not in text, proc.stderr  # f's fix is written
+    assert "    t.add_(1.0)" in text, proc.stderr  # shift's is not
+    assert "two.py:6: FIP101 verified" in proc.stderr, proc.stderr
+    assert "two.py:11: FIP102 fix not applied" in proc.stderr and "verification failed" in proc.stderr, proc.stderr
+    assert proc.returncode == 1  # shift's hazard remains
+
+
 def test_parent_process_never_imports_torch(tmp_path):
     shutil.copy(FIX_DIR / "01_clone_before_write_int_index" / "before.py", tmp_path / "m.py")
     code = ("import sys; from fixinplace.cli import run; rc = run(['verify', 'm.py', '--format', 'json']); "

@@ -196,9 +196,11 @@ def _keys(diagnostics: Sequence[Diagnostic]) -> list[tuple[str, str, int]]:
 
 
 def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str] = None,
-             strategies: Optional[Sequence[str]] = None) -> FixResult:
+             strategies: Optional[Sequence[str]] = None,
+             only: Optional[Callable[[Diagnostic], bool]] = None) -> FixResult:
     """Apply every checked fix to `source` (safe ones; unsafe ones too with `settings.unsafe_fixes`), one after
-    another, to a fixpoint. Raises `SourceError` when `source` does not parse."""
+    another, to a fixpoint; with `only`, just the fixes of the hazards of `source` it accepts (`fix --verify`
+    keeping the fixes that verified). Raises `SourceError` when `source` does not parse."""
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style,
                       tuple(strategies) if strategies is not None else None)
     current = checker.version(source)
@@ -208,7 +210,8 @@ def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str]
     failed: dict[tuple[str, str, int], int] = {}  # hazard -> the version (count of fixes) it last failed on
     while True:
         wanted = checker.wanted(current)
-        todo = [(d, key) for d, key in zip(wanted, _keys(wanted)) if failed.get(key) != len(applied)]
+        todo = [(d, key) for d, key in zip(wanted, _keys(wanted)) if failed.get(key) != len(applied)
+                and (only is None or (key in originals and only(originals[key])))]
         if not todo:
             break
         # By line; on one line a leaf write first: it is what raises first, and its rewrite (a copy, or a new
