@@ -407,7 +407,8 @@ def _pair(path: str, original: str, patched: str, applied: list):
     codes: dict = {}
     for d in applied:
         codes.setdefault(d.line, []).append(d.code)
-    return FilePair(path, original, patched, codes)
+    return FilePair(path, original, patched, codes,
+                    sorted({d.fix.strategy for d in applied if d.fix is not None and d.fix.strategy}))
 
 
 def _same_hazard(d):

@@ -27,6 +27,7 @@ class FilePair:
     original: str
     patched: str
     codes_by_line: dict[int, list[str]] = field(default_factory=dict)
+    strategies: list[str] = field(default_factory=list)  # the codemods of its fixes (`move_after_backward`, ...)
 
 
 @dataclass
@@ -95,7 +96,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             jobs.append({"id": job_id, "path": pair.path, "original": pair.original, "patched": pair.patched,
                          "entry": entry_name, "inputs": inputs_name or "", "devices": [device], "synth": synth,
                          "fallback": fallback, "root": root,
-                         "codes": sorted({code for fn in covers for code in fn.codes})})
+                         "codes": sorted({code for fn in covers for code in fn.codes}),
+                         "strategies": sorted(set(pair.strategies))})
             plan.append((pair, covers, job_id))
 
         if entry:
@@ -140,7 +142,8 @@ def fix_pair(path: str, text: str, settings=None) -> FilePair:
         codes.setdefault(d.line, [])
         if d.code not in codes[d.line]:
             codes[d.line].append(d.code)
-    return FilePair(path, text, result.source, codes)
+    return FilePair(path, text, result.source, codes,
+                    sorted({d.fix.strategy for d in result.applied if d.fix is not None and d.fix.strategy}))
 
 
 __all__ = ["DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "verify_pairs"]
