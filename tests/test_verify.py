@@ -700,6 +700,23 @@ def test_fix_verify_keeps_each_fix_that_verifies(tmp_path):
     assert proc.returncode == 1  # shift's hazard remains
 
 
+def test_text_report_is_one_line_per_result_fitted_to_the_terminal(tmp_path):
+    """Text output: `path:line function [device] status`, then the reference, the differences and the reason
+    beneath, no line wider than the terminal (an 80-column pane), whatever the reason's length."""
+    (tmp_path / "two.py").write_text(TWO_FIXES)
+    env = dict(_env(), COLUMNS="80")
+    proc = subprocess.run([sys.executable, "-m", "fixinplace", "verify", "two.py", "--unsafe-fixes", "--device",
+                           "cpu"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "two.py:4 f [cpu] verified", lines
+    assert lines[1].startswith("    against saved_tensor_copies; max |diff| outputs 0, gradients 0; the original"), lines
+    failed = lines.index("two.py:10 shift [cpu] failed")
+    assert lines[failed + 1].startswith("    against original; max |diff| outputs 1, gradients 0; the fix changes"), lines
+    assert lines[-1] == "1 verified, 1 failed, 0 skipped."
+    assert max(len(line) for line in lines) <= 80, lines
+    assert proc.returncode == 1
+
+
 def test_parent_process_never_imports_torch(tmp_path):
     shutil.copy(FIX_DIR / "01_clone_before_write_int_index" / "before.py", tmp_path / "m.py")
     code = ("import sys; from fixinplace.cli import run; rc = run(['verify', 'm.py', '--format', 'json']); "

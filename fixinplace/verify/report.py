@@ -1,9 +1,14 @@
-"""Rendering a verification report: JSON (the contract) or a rich table with one row per function and device."""
+"""Rendering a verification report: JSON (the contract) or text, one line per result with its reason beneath it
+(as pytest's short summary), fitted to the terminal's width."""
 
 from __future__ import annotations
 
-import io
 import json
+import shutil
+import textwrap
+
+_STYLES = {"verified": "32", "changed": "36", "failed": "1;31", "skipped": "33"}  # ANSI: green, cyan, red, yellow
+MIN_WIDTH = 40
 
 
 def render_json(report) -> str:
@@ -14,28 +19,22 @@ def _diff(x: float) -> str:
     return "0" if x == 0 else f"{x:.2g}"
 
 
-def render_text(report, color: bool = False) -> str:
-    from rich.console import Console
-    from rich.table import Table
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, no_color=not color, width=160, soft_wrap=False)
-    if report.results:
-        table = Table(show_lines=False, highlight=False)
-        for column in ("path", "function", "line", "device", "status", "reference", "max |diff| out", "max |diff| grad",
-                       "reason"):
-            table.add_column(column, overflow="fold")
-        styles = {"verified": "green", "failed": "bold red", "skipped": "yellow", "changed": "cyan"}
-        for r in report.results:
-            table.add_row(
-                r["path"], r["function"], str(r["line"]), r["device"],
-                f"[{styles[r['status']]}]{r['status']}[/]", r["reference"],
-                _diff(r["max_abs_diff"]["outputs"]), _diff(r["max_abs_diff"]["grads"]), r["reason"],
-            )
-        console.print(table)
-    counts = {s: sum(1 for r in report.results if r["status"] == s)
-              for s in ("verified", "changed", "failed", "skipped")}
+def render_text(report, color: bool = False, width: int | None = None) -> str:
+    """`path:line function [device] STATUS`, then beneath it, indented, `against REFERENCE; max |diff| outputs X,
+    gradients Y` and the reason, wrapped to `width` (the terminal's by default); the counts last."""
+    width = max(width or shutil.get_terminal_size((100, 24)).columns, MIN_WIDTH)
+    lines = []
+    for r in report.results:
+        head = textwrap.wrap(f"{r['path']}:{r['line']} {r['function']} [{r['device']}] {r['status']}", width=width,
+                             subsequent_indent="    ", break_long_words=True, break_on_hyphens=False)
+        if color and r["status"] in _STYLES:  # (colour codes take no columns)
+            head[-1] = head[-1][: -len(r["status"])] + f"\x1b[{_STYLES[r['status']]}m{r['status']}\x1b[0m"
+        diffs = r["max_abs_diff"]
+        details = (f"against {r['reference']}; max |diff| outputs {_diff(diffs['outputs'])}, gradients "
+                   f"{_diff(diffs['grads'])}" + (f"; {r['reason']}" if r["reason"] else ""))
+        lines += head + textwrap.wrap(details, width=width, initial_indent="    ", subsequent_indent="    ",
+                                      break_long_words=True, break_on_hyphens=False)
+    counts = {s: sum(1 for r in report.results if r["status"] == s) for s in ("verified", "changed", "failed", "skipped")}
     changed = f"{counts['changed']} changed on purpose, " if counts["changed"] else ""
-    console.print(f"{counts['verified']} verified, {changed}{counts['failed']} failed, {counts['skipped']} skipped.",
-                  highlight=False)
-    return buffer.getvalue()
+    lines.append(f"{counts['verified']} verified, {changed}{counts['failed']} failed, {counts['skipped']} skipped.")
+    return "\n".join(lines) + "\n"
