@@ -189,17 +189,21 @@ def f(x):
 
 
 def test_inputs_sources_and_skips(tmp_path):
-    (tmp_path / "noinputs.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, n: int):"))
+    (tmp_path / "noinputs.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, name: str):"))
+    (tmp_path / "scalars.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, n: int, training: bool, eps: float):"))
     (tmp_path / "synth.py").write_text(HAZARD_FN)
     (tmp_path / "declared.py").write_text(HAZARD_FN.replace(
         "def f(x):", "def make():\n    return (torch.randn(3, requires_grad=True),)\n\n\n# fixinplace: inputs=make\ndef f(x):"))
     (tmp_path / "clean.py").write_text("import torch\n\n\ndef g(x):\n    return x + 1\n")
-    rc, rows, stderr = verify_json("noinputs.py", "synth.py", "declared.py", "clean.py", "--device", "cpu",
-                                   cwd=tmp_path)
+    rc, rows, stderr = verify_json("noinputs.py", "scalars.py", "synth.py", "declared.py", "clean.py", "--device",
+                                   "cpu", cwd=tmp_path)
     by_path = {r["path"]: r for r in rows}
     assert by_path["noinputs.py"]["status"] == "skipped"
     assert by_path["noinputs.py"]["reason"].startswith("no inputs: pass --entry/--inputs or declare a factory")
-    assert "parameter 'n' is not a tensor (int)" in by_path["noinputs.py"]["reason"]
+    assert "parameter 'name' is not a tensor (str)" in by_path["noinputs.py"]["reason"]
+    # Python scalars get fixed values: int 1, bool True, float 0.5.
+    assert by_path["scalars.py"]["status"] == "verified", by_path["scalars.py"]
+    assert "inputs of shapes [(2, 3)] and n=1, training=True, eps=0.5" in by_path["scalars.py"]["reason"]
     # Synthesised: one float64 tensor of the first common shape; the gradient is cross-checked by finite differences.
     assert by_path["synth.py"]["status"] == "verified", by_path["synth.py"]
     assert by_path["synth.py"]["reference"] == "saved_tensor_copies"
@@ -670,12 +674,12 @@ def test_cuda_without_cuda_is_a_clear_skip():
 def test_fix_verify_applies_only_verified_files(tmp_path):
     for name in ("01_clone_before_write_int_index", "60_wrap_no_grad_manual_sgd"):
         shutil.copy(FIX_DIR / name / "before.py", tmp_path / f"{name}.py")
-    (tmp_path / "noinputs.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, n: int):"))
+    (tmp_path / "noinputs.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, name: str):"))
     proc = fip("fix", ".", "--verify", "--apply", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr  # the unverified file's hazard remains
     for name in ("01_clone_before_write_int_index", "60_wrap_no_grad_manual_sgd"):
         assert (tmp_path / f"{name}.py").read_text() == (FIX_DIR / name / "after.py").read_text()
-    assert (tmp_path / "noinputs.py").read_text() == HAZARD_FN.replace("def f(x):", "def f(x, n: int):")
+    assert (tmp_path / "noinputs.py").read_text() == HAZARD_FN.replace("def f(x):", "def f(x, name: str):")
     assert "noinputs.py: fix not applied: verification skipped" in proc.stderr
 
 

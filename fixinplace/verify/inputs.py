@@ -98,6 +98,10 @@ def _perturbed(call: Call, perturb, start: int = 0) -> None:
                 perturb(i, call.leaves[i][1])
 
 
+#: The value a Python scalar parameter gets (see `fixinplace.verify.signature.PYTHON_SCALARS`).
+SCALAR_VALUES = {"py_int": 1, "py_bool": True, "py_float": 0.5}
+
+
 def synth_call(module, spec: dict, shapes: list, perturb=None) -> Call:
     """The call of `spec` (see `fixinplace.verify.signature.SynthSpec.to_json`) on tensors of `shapes`;
     `perturb(i, leaf)`, when given, may change leaf i in place (under no_grad) before it is used."""
@@ -114,6 +118,9 @@ def synth_call(module, spec: dict, shapes: list, perturb=None) -> Call:
     seed_all(SYNTH_SEED + 1)
     for (name, _), shape in zip(spec["params"], shapes):
         kind = spec.get("kinds", {}).get(name, "float")
+        if kind in SCALAR_VALUES:
+            call.args.append(SCALAR_VALUES[kind])
+            continue
         if kind != "float":  # an index (values 0 and 1: valid for any dimension of size 2 or more) or a mask
             arg = torch.randint(0, 2, tuple(shape)) if kind == "int" else torch.rand(*shape) > 0.5
             call.args.append(arg)

@@ -102,6 +102,19 @@ def _on_purpose(job: dict) -> bool:
     return bool(strategies) and strategies <= ON_PURPOSE
 
 
+def _synthesised(job: dict) -> str:
+    """`synthesised float64 inputs of shapes [(2, 3)]` (and `n=1`, `training=True` for Python scalars)."""
+    from fixinplace.verify.inputs import SCALAR_VALUES
+
+    kinds = job["synth"].get("kinds", {})
+    tensors = [tuple(s) for (name, _), s in zip(job["synth"]["params"], job["shapes"]) if name not in kinds
+               or kinds[name] not in SCALAR_VALUES]
+    scalars = [f"{name}={SCALAR_VALUES[kinds[name]]}" for name, _ in job["synth"]["params"]
+               if kinds.get(name) in SCALAR_VALUES]
+    return (f"synthesised {job['synth']['dtype']} inputs of shapes {tensors}"
+            + (f" and {', '.join(scalars)}" if scalars else ""))
+
+
 def _comparable(entries: dict) -> bool:
     """Whether a flattened result holds anything a comparison can tell apart (a tensor, a number, a string), not
     only None or objects the verifier cannot read."""
@@ -155,7 +168,7 @@ def _verify(job: dict, device: str) -> dict:
     if ref is None:
         result["reason"] = note
         return result
-    shapes = (f"synthesised {job['synth']['dtype']} inputs of shapes {[tuple(s) for s in job['shapes']]}"
+    shapes = (_synthesised(job)
               if job.get("synth") else "")
     ref_effects, ref_rest = _split(ref.entries, "effects")
     new_effects, new_rest = _split(patched.entries, "effects")

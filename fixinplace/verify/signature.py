@@ -1,7 +1,7 @@
 """What input synthesis needs to know about a function, read from its source (parent process: no torch).
 
-A changed function can be called on synthesised inputs when every required parameter is a tensor: unannotated, or
-annotated as a tensor (`Tensor`, `torch.Tensor`, `Optional[Tensor]`, `Annotated[Tensor, ...]`, jaxtyping-style
+A changed function can be called on synthesised inputs when every required parameter is a tensor or a Python
+`int`, `bool` or `float` (given fixed values): a tensor is unannotated, or annotated as a tensor (`Tensor`, `torch.Tensor`, `Optional[Tensor]`, `Annotated[Tensor, ...]`, jaxtyping-style
 `Float[Tensor, "b 3"]`; `LongTensor`, `Int[Tensor, ...]` and `BoolTensor`, `Bool[Tensor, ...]` are integer and
 boolean tensors). A shape comes from the annotation when it says one: `Annotated[Tensor, (2, 3)]`,
 `Annotated[Tensor, "2 3"]` or `Float[Tensor, "batch 3"]` (integers as written; a named dimension gets one size per
@@ -23,7 +23,9 @@ class SynthSpec:
     entry: str = ""
     cls: str = ""
     params: list[tuple[str, list[int] | None]] = field(default_factory=list)
-    kinds: dict[str, str] = field(default_factory=dict)  # parameter -> "int" or "bool" (others are float)
+    # parameter -> "int" or "bool" (integer and boolean tensors; others are float), or "py_int", "py_bool",
+    # "py_float" (Python scalars, see PYTHON_SCALARS)
+    kinds: dict[str, str] = field(default_factory=dict)
     reason: str = ""
 
     @property
@@ -125,6 +127,27 @@ def element_kind(annotation: ast.AST | None) -> str:
     return "bool" if name == "BoolTensor" else "float"
 
 
+#: Python scalar parameters get a fixed value: `n: int` 1 (a count, or a dimension of any tensor of 2 or more
+#: dimensions), `flag: bool` True, `eps: float` 0.5.
+PYTHON_SCALARS = {"int": "py_int", "bool": "py_bool", "float": "py_float"}
+
+
+def python_scalar(annotation: ast.AST | None) -> str:
+    """"py_int", "py_bool" or "py_float" for a parameter annotated `int`, `bool`, `float` (or `Optional[...]` of
+    one), else ""."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return ""
+    if isinstance(annotation, ast.Subscript) and _name(annotation.value) == "Optional":
+        return python_scalar(annotation.slice)
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [s for s in (annotation.left, annotation.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+        return python_scalar(sides[0]) if len(sides) == 1 else ""
+    return PYTHON_SCALARS.get(annotation.id, "") if isinstance(annotation, ast.Name) else ""
+
+
 def synth_spec(qualname: str, fn: ast.AST, classes: dict[str, ast.ClassDef]) -> SynthSpec:
     """How to call `qualname` (its `def` node `fn`) on synthesised inputs, or why that cannot be done."""
     spec = SynthSpec(entry=qualname)
@@ -161,6 +184,11 @@ def synth_spec(qualname: str, fn: ast.AST, classes: dict[str, ast.ClassDef]) -> 
         return spec
     names: dict[str, int] = {}
     for a in required:
+        scalar = python_scalar(a.annotation)
+        if scalar:
+            spec.params.append((a.arg, []))  # no shape to search for
+            spec.kinds[a.arg] = scalar
+            continue
         tensor, shape = classify(a.annotation, names)
         if not tensor:
             spec.reason = (f"{qualname}: parameter {a.arg!r} is not a tensor ({ast.unparse(a.annotation)}): "
