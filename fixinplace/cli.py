@@ -402,13 +402,14 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
 
 def _pair(path: str, original: str, patched: str, applied: list):
     """A file pair to verify, with the codes of its fixes by line."""
-    from fixinplace.verify import FilePair
+    from fixinplace.verify import FilePair, fixes_of
 
     codes: dict = {}
     for d in applied:
         codes.setdefault(d.line, []).append(d.code)
     return FilePair(path, original, patched, codes,
-                    sorted({d.fix.strategy for d in applied if d.fix is not None and d.fix.strategy}))
+                    sorted({d.fix.strategy for d in applied if d.fix is not None and d.fix.strategy}),
+                    fixes_of(applied))
 
 
 def _same_hazard(d):

@@ -21,7 +21,7 @@ CHECK_DIR = REPO / "fixtures" / "check"
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 
-ROW_KEYS = ["path", "function", "line", "codes", "device", "status", "reason", "max_abs_diff", "reference"]
+ROW_KEYS = ["path", "function", "line", "codes", "fixes", "device", "status", "reason", "max_abs_diff", "reference"]
 REFERENCES = {"original", "saved_tensor_copies", "allow_mutation_on_saved_tensors", "functionalize",
               "finite_differences"}
 
@@ -66,6 +66,7 @@ def verify_json(*args: str, cwd: Path = REPO) -> tuple[int, list[dict], str]:
         assert set(row["max_abs_diff"]) == {"outputs", "grads"}
         assert all(isinstance(v, float) for v in row["max_abs_diff"].values())
         assert isinstance(row["line"], int) and isinstance(row["codes"], list)
+        assert all(set(f) == {"line", "code", "strategy"} for f in row["fixes"]), row
     return proc.returncode, data["results"], proc.stderr
 
 
@@ -713,10 +714,14 @@ def test_text_report_is_one_line_per_result_fitted_to_the_terminal(tmp_path):
                            "cpu"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
     lines = proc.stdout.splitlines()
     assert lines[0] == "two.py:4 f [cpu] verified", lines
-    assert lines[1].startswith("    against saved_tensor_copies; max |diff| outputs 0, gradients 0; the original"), lines
+    assert lines[1].startswith("    fix FIP101 at line 6 (method_out_of_place); against saved_tensor_copies;"), lines
     failed = lines.index("two.py:10 shift [cpu] failed")
-    assert lines[failed + 1].startswith("    against original; max |diff| outputs 1, gradients 0; the fix changes"), lines
+    assert lines[failed + 1].startswith("    fix FIP102 at line 11 (method_out_of_place); against original; max"), lines
     assert lines[-1] == "1 verified, 1 failed, 0 skipped."
+    rc, rows, _ = verify_json("two.py", "--unsafe-fixes", "--device", "cpu", cwd=tmp_path)
+    assert {r["function"]: r["fixes"] for r in rows} == {
+        "f": [{"line": 6, "code": "FIP101", "strategy": "method_out_of_place"}],
+        "shift": [{"line": 11, "code": "FIP102", "strategy": "method_out_of_place"}]}
     assert max(len(line) for line in lines) <= 80, lines
     assert proc.returncode == 1
 

@@ -28,6 +28,7 @@ class FilePair:
     patched: str
     codes_by_line: dict[int, list[str]] = field(default_factory=dict)
     strategies: list[str] = field(default_factory=list)  # the codemods of its fixes (`move_after_backward`, ...)
+    fixes: list[dict] = field(default_factory=list)  # {"line", "code", "strategy"} per fix (lines of the original)
 
 
 @dataclass
@@ -60,6 +61,7 @@ def _row(pair: FilePair, changed: Changed, result: dict) -> dict:
         "function": changed.function,
         "line": changed.line,
         "codes": list(changed.codes),
+        "fixes": [dict(f) for f in changed.fixes],
         "device": result["device"],
         "status": result["status"],
         "reason": result["reason"],
@@ -85,7 +87,7 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
         if pair.original == pair.patched:
             report.notes.append(f"{pair.path}: no fix to verify")
             continue
-        functions = changed_functions(pair.original, pair.patched, pair.codes_by_line)
+        functions = changed_functions(pair.original, pair.patched, pair.codes_by_line, pair.fixes)
         declared, root, config_error = declared_inputs(pair.path)
         if config_error:
             report.notes.append(f"{pair.path}: [tool.fixinplace.verify] not used: {config_error}")
@@ -143,7 +145,14 @@ def fix_pair(path: str, text: str, settings=None) -> FilePair:
         if d.code not in codes[d.line]:
             codes[d.line].append(d.code)
     return FilePair(path, text, result.source, codes,
-                    sorted({d.fix.strategy for d in result.applied if d.fix is not None and d.fix.strategy}))
+                    sorted({d.fix.strategy for d in result.applied if d.fix is not None and d.fix.strategy}),
+                    fixes_of(result.applied))
+
+
+def fixes_of(applied: list) -> list[dict]:
+    """`{"line", "code", "strategy"}` of each applied fix (its hazard's line in the original text)."""
+    return [{"line": d.line, "code": d.code, "strategy": d.fix.strategy if d.fix is not None else ""}
+            for d in applied]
 
 
 __all__ = ["DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "verify_pairs"]

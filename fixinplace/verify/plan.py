@@ -29,6 +29,7 @@ class Changed:
     function: str
     line: int
     codes: list[str] = field(default_factory=list)
+    fixes: list[dict] = field(default_factory=list)  # {"line", "code", "strategy"} of each fix of its hazards
     inputs: str = ""  # from the `# fixinplace: inputs=` comment
     args: int = 0  # required positional parameters
     synth: SynthSpec = field(default_factory=SynthSpec)  # how to call it on synthesised inputs
@@ -70,8 +71,10 @@ def _declared_inputs(lines: list[str], fn: ast.AST) -> str:
     return ""
 
 
-def changed_functions(original: str, patched: str, codes_by_line: dict[int, list[str]]) -> list[Changed]:
-    """The innermost functions (in the original text) containing a line the fix changed."""
+def changed_functions(original: str, patched: str, codes_by_line: dict[int, list[str]],
+                      fixes: list[dict] | None = None) -> list[Changed]:
+    """The innermost functions (in the original text) containing a line the fix changed, each with the fixes
+    (`{"line", "code", "strategy"}`, lines of the original) of the hazards it contains."""
     tree = ast.parse(original)
     lines = original.splitlines()
     functions = _functions(tree)
@@ -115,9 +118,16 @@ def changed_functions(original: str, patched: str, codes_by_line: dict[int, list
             out[key].codes.extend(c for c in codes if c not in out[key].codes)
         else:
             orphans.extend(c for c in codes if c not in orphans)
+    orphan_fixes: list[dict] = []
+    for fix in fixes or ():
+        hit = innermost(fix["line"])
+        key = hit[0] if hit is not None else MODULE
+        (out[key].fixes if key in out else orphan_fixes).append(fix)
     for changed in out.values():
         if not changed.codes:
             changed.codes.extend(orphans)
+        if not changed.fixes:
+            changed.fixes.extend(orphan_fixes)
     return sorted(out.values(), key=lambda c: c.line)
 
 

@@ -20,8 +20,9 @@ def _diff(x: float) -> str:
 
 
 def render_text(report, color: bool = False, width: int | None = None) -> str:
-    """`path:line function [device] STATUS`, then beneath it, indented, `against REFERENCE; max |diff| outputs X,
-    gradients Y` and the reason, wrapped to `width` (the terminal's by default); the counts last."""
+    """`path:line function [device] STATUS`, then beneath it, indented, `fix CODE at line N (strategy); against
+    REFERENCE; max |diff| outputs X, gradients Y` and the reason, wrapped to `width` (the terminal's by default);
+    the counts last."""
     width = max(width or shutil.get_terminal_size((100, 24)).columns, MIN_WIDTH)
     lines = []
     for r in report.results:
@@ -30,8 +31,10 @@ def render_text(report, color: bool = False, width: int | None = None) -> str:
         if color and r["status"] in _STYLES:  # (colour codes take no columns)
             head[-1] = head[-1][: -len(r["status"])] + f"\x1b[{_STYLES[r['status']]}m{r['status']}\x1b[0m"
         diffs = r["max_abs_diff"]
-        details = (f"against {r['reference']}; max |diff| outputs {_diff(diffs['outputs'])}, gradients "
-                   f"{_diff(diffs['grads'])}" + (f"; {r['reason']}" if r["reason"] else ""))
+        fixes = ", ".join(f"{f['code']} at line {f['line']} ({f['strategy']})" for f in r.get("fixes", ()))
+        details = ((f"fix {fixes}; " if fixes else "") + f"against {r['reference']}; max |diff| outputs "
+                   f"{_diff(diffs['outputs'])}, gradients {_diff(diffs['grads'])}"
+                   + (f"; {r['reason']}" if r["reason"] else ""))
         lines += head + textwrap.wrap(details, width=width, initial_indent="    ", subsequent_indent="    ",
                                       break_long_words=True, break_on_hyphens=False)
     counts = {s: sum(1 for r in report.results if r["status"] == s) for s in ("verified", "changed", "failed", "skipped")}
