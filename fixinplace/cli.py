@@ -323,7 +323,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
     in `remaining`. With `apply`, the kept patches are written."""
     from fixinplace.fix.checked import fix_text
     from fixinplace.fix.files import FileError, PatchError, make_patch, write_patch
-    from fixinplace.verify import FilePair, verify_pairs
+    from fixinplace.verify import verify_pairs
 
     report.apply = apply
     changed = [o for o in report.outcomes if o.patch is not None and o.patch.changed]
