@@ -193,15 +193,20 @@ def test_inputs_sources_and_skips(tmp_path):
     (tmp_path / "noinputs.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, name: str):"))
     (tmp_path / "scalars.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, n: int, training: bool, eps: float):"))
     (tmp_path / "synth.py").write_text(HAZARD_FN)
+    (tmp_path / "index.py").write_text(HAZARD_FN.replace("def f(x):", "def f(x, idx):").replace(
+        "    return y\n", "    return y[idx] + y.gather(0, idx)\n"))
     (tmp_path / "declared.py").write_text(HAZARD_FN.replace(
         "def f(x):", "def make():\n    return (torch.randn(3, requires_grad=True),)\n\n\n# fixinplace: inputs=make\ndef f(x):"))
     (tmp_path / "clean.py").write_text("import torch\n\n\ndef g(x):\n    return x + 1\n")
-    rc, rows, stderr = verify_json("noinputs.py", "scalars.py", "synth.py", "declared.py", "clean.py", "--device",
-                                   "cpu", cwd=tmp_path)
+    rc, rows, stderr = verify_json("noinputs.py", "scalars.py", "index.py", "synth.py", "declared.py", "clean.py",
+                                   "--device", "cpu", cwd=tmp_path)
     by_path = {r["path"]: r for r in rows}
     assert by_path["noinputs.py"]["status"] == "skipped"
     assert by_path["noinputs.py"]["reason"].startswith("no inputs: pass --entry/--inputs or declare a factory")
     assert "parameter 'name' is not a tensor (str)" in by_path["noinputs.py"]["reason"]
+    # An unannotated parameter the body indexes with gets integer indices.
+    assert by_path["index.py"]["status"] == "verified", by_path["index.py"]
+    assert "(idx: indices 0 and 1)" in by_path["index.py"]["reason"]
     # Python scalars get fixed values: int 1, bool True, float 0.5.
     assert by_path["scalars.py"]["status"] == "verified", by_path["scalars.py"]
     assert "inputs of shapes [(2, 3)] and n=1, training=True, eps=0.5" in by_path["scalars.py"]["reason"]

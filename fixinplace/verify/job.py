@@ -111,7 +111,10 @@ def _synthesised(job: dict) -> str:
                or kinds[name] not in SCALAR_VALUES]
     scalars = [f"{name}={SCALAR_VALUES[kinds[name]]}" for name, _ in job["synth"]["params"]
                if kinds.get(name) in SCALAR_VALUES]
+    special = [f"{name}: {'indices 0 and 1' if kinds[name] == 'int' else 'a random mask'}"
+               for name, _ in job["synth"]["params"] if kinds.get(name) in ("int", "bool")]
     return (f"synthesised {job['synth']['dtype']} inputs of shapes {tensors}"
+            + (f" ({', '.join(special)})" if special else "")
             + (f" and {', '.join(scalars)}" if scalars else ""))
 
 

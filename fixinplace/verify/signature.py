@@ -3,7 +3,7 @@
 A changed function can be called on synthesised inputs when every required parameter is a tensor or a Python
 `int`, `bool` or `float` (given fixed values): a tensor is unannotated, or annotated as a tensor (`Tensor`, `torch.Tensor`, `Optional[Tensor]`, `Annotated[Tensor, ...]`, jaxtyping-style
 `Float[Tensor, "b 3"]`; `LongTensor`, `Int[Tensor, ...]` and `BoolTensor`, `Bool[Tensor, ...]` are integer and
-boolean tensors). A shape comes from the annotation when it says one: `Annotated[Tensor, (2, 3)]`,
+boolean tensors, and so is an unannotated parameter the body indexes with, `x[idx]` or `x.gather(1, idx)`). A shape comes from the annotation when it says one: `Annotated[Tensor, (2, 3)]`,
 `Annotated[Tensor, "2 3"]` or `Float[Tensor, "batch 3"]` (integers as written; a named dimension gets one size per
 name in the function, 2, 3, 4, ... in order of first use; `...` and `*name` stand for no dimension). A method is
 called on an instance of its class built without arguments (the class must be at module level); a changed
@@ -183,6 +183,7 @@ def synth_spec(qualname: str, fn: ast.AST, classes: dict[str, ast.ClassDef]) -> 
         spec.reason = f"{qualname}: a required keyword-only parameter: no inputs can be synthesised for it"
         return spec
     names: dict[str, int] = {}
+    used_as_index = index_parameters(fn)
     for a in required:
         scalar = python_scalar(a.annotation)
         if scalar:
@@ -196,9 +197,40 @@ def synth_spec(qualname: str, fn: ast.AST, classes: dict[str, ast.ClassDef]) -> 
             return spec
         spec.params.append((a.arg, shape))
         kind = element_kind(a.annotation)
+        if kind == "float" and a.annotation is None and a.arg in used_as_index:
+            kind = "int"  # unannotated, but the function indexes with it: `x[idx]`, `x.gather(1, idx)`
         if kind != "float":
             spec.kinds[a.arg] = kind
     return spec
+
+
+#: Tensor methods and torch functions whose index argument is at this position (after the receiver, for methods;
+#: torch functions count their input first).
+_INDEX_POSITIONS = {"gather": 1, "index_select": 1, "scatter": 1, "scatter_": 1, "scatter_add": 1, "scatter_add_": 1,
+                    "index_add": 1, "index_add_": 1, "index_copy": 1, "index_copy_": 1, "index_fill": 1,
+                    "index_fill_": 1, "take": 0, "take_along_dim": 0, "embedding": 0}
+
+
+def index_parameters(fn: ast.AST) -> set[str]:
+    """Names the function body uses as integer indices: a subscript's index (`x[idx]`, `x[:, idx]`), the index
+    argument of `gather`/`index_select`/`scatter`/`take`/`F.embedding`, an `index=` or `indices=` keyword."""
+    names: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            names.update(p.id for p in parts if isinstance(p, ast.Name))
+        elif isinstance(node, ast.Call):
+            name = _name(node.func)
+            position = _INDEX_POSITIONS.get(name)
+            if position is not None:
+                is_function = isinstance(node.func, ast.Attribute) and _name(node.func.value) in (
+                    "torch", "F", "functional")
+                at = position + 1 if is_function and name != "embedding" else position
+                if len(node.args) > at and isinstance(node.args[at], ast.Name):
+                    names.add(node.args[at].id)
+            names.update(k.value.id for k in node.keywords
+                         if k.arg in ("index", "indices") and isinstance(k.value, ast.Name))
+    return names
 
 
 def top_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
