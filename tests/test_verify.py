@@ -576,13 +576,18 @@ def test_no_proof_from_nothing(tmp_path):
     (the write under `torch.no_grad()`) comparable, and proved."""
     (tmp_path / "none.py").write_text(BUMP_MAIN.format(ret=""))
     (tmp_path / "returns.py").write_text(BUMP_MAIN.format(ret="    return w"))
-    rc, rows, _ = verify_json("none.py", "returns.py", "--entry", "main", "--unsafe-fixes", "--device", "cpu",
-                              cwd=tmp_path)
+    # A module-level tensor (or model) the entry changes is compared too, whatever the entry returns.
+    (tmp_path / "global.py").write_text(BUMP_MAIN.format(ret="").replace(
+        "def main():\n    w = torch.zeros(3, requires_grad=True)\n    bump(w)",
+        "W = torch.zeros(3, requires_grad=True)\n\n\ndef main():\n    bump(W)"))
+    rc, rows, _ = verify_json("none.py", "returns.py", "global.py", "--entry", "main", "--unsafe-fixes", "--device",
+                              "cpu", cwd=tmp_path)
     by_path = {r["path"]: r for r in rows}
     assert by_path["none.py"]["status"] == "skipped", by_path["none.py"]
     assert by_path["none.py"]["reason"].startswith("nothing to compare: main() returned None")
     assert by_path["returns.py"]["status"] == "verified", by_path["returns.py"]
     assert "nothing to compare" not in by_path["returns.py"]["reason"]
+    assert by_path["global.py"]["status"] == "verified", by_path["global.py"]
     assert rc == 0
 
 

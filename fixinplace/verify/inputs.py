@@ -91,6 +91,20 @@ def factory_call(module, factory: str, perturb=None) -> Call:
     return call
 
 
+def module_globals(module) -> list[tuple[str, torch.Tensor]]:
+    """The module-level tensors of a loaded module, and the parameters and buffers of its module-level
+    `nn.Module`s: state an entry may change without returning it (`main()` training a global model)."""
+    found: list[tuple[str, torch.Tensor]] = []
+    for name, value in sorted(vars(module).items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(value, torch.Tensor):
+            found.append((f"global {name}", value))
+        elif isinstance(value, torch.nn.Module):
+            found.extend(_module_state(f"global {name}", value, False)[1])
+    return found
+
+
 def _perturbed(call: Call, perturb, start: int = 0) -> None:
     if perturb is not None:
         with torch.no_grad():

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import torch
 
 from fixinplace.verify.compare import compare, flatten
-from fixinplace.verify.inputs import Call, factory_call, one_line, resolve, seed_all, synth_call
+from fixinplace.verify.inputs import Call, factory_call, module_globals, one_line, resolve, seed_all, synth_call
 from fixinplace.verify.oracles import (FD_STEP, FD_TOLERANCE, LeafUpdates, fd_feasible, fd_gradients,
                                        float_outputs, summed)
 
@@ -131,12 +131,12 @@ def _grads(out, leaves: list) -> list:
     return list(torch.autograd.grad(total, [t for _, t in leaves], allow_unused=True))
 
 
-def _entries(out, call: Call, grads: list) -> dict:
+def _entries(out, call: Call, grads: list, module) -> dict:
     entries = flatten(out)
     for (label, _), g in zip(call.leaves, grads):
         if g is not None:
             entries.update(flatten(g, f"{label}.grad", "grads"))
-    for label, t in call.observed:
+    for label, t in [*call.observed, *module_globals(module)]:
         entries.update(flatten(t, EFFECT + label, "effects"))
     return entries
 
@@ -197,7 +197,7 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
                     grads = []
                     side.note = f"no input gradients: the entry runs its own backward ({_short(one_line(e))})"
             side.leaves = len(call.leaves) if grads else 0  # no gradients taken: nothing to cross-check
-            side.entries = _entries(out, call, grads)
+            side.entries = _entries(out, call, grads, module)
             if mode == "leaf_updates" and not updates.count:
                 side.error = "no write to a leaf it creates to run under no_grad"
                 return side
@@ -221,7 +221,7 @@ def finite_differences(job: dict, device: str, mask: list | None) -> Side:
             seed_all()
             out = entry(*call.args)
             entries = flatten(out)
-            for label, t in call.observed:
+            for label, t in [*call.observed, *module_globals(module)]:
                 entries.update(flatten(t, EFFECT + label, "effects"))
 
             def evaluate(i: int, k: int, h: float) -> float:
