@@ -8,7 +8,7 @@ front end (CLI, LSP, fix) shares them:
                                                 same codec: read_source_bytes(path, max_size) -> bytes and
                                                 decode_source_bytes(data) -> (text, codec)
     might_write_in_place(text) -> bool          cheap text pre-filter (`fixinplace.prefilter`; no write form: not
-                                                parsed, no diagnostics)
+                                                analysed, no diagnostics; still parsed)
     parse_source(text, path) -> ast.Module      or SourceError("syntax error at line L:C: msg")
     apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`
     select_diagnostics(diags, settings)         --select / --ignore prefixes, then the severity threshold
@@ -243,11 +243,12 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
     """Every diagnostic of one file's text, of every rule and severity, suppression comments applied (sorted).
 
     This is what the fix stage checks its rewrites against, whatever the user selected. Raises `SourceError`
-    when the text cannot be parsed. Text without any in-place pattern is not parsed.
+    when the text cannot be parsed (every file is parsed: a file with a syntax error never passes); text without
+    any in-place pattern is not analysed.
     """
+    tree = parse_source(source_text, path)
     if not might_write_in_place(source_text) and not _imports_in_place_writes(source_text, path):
         return []
-    tree = parse_source(source_text, path)
     diagnostics = [d if d.path == path else replace(d, path=path) for d in _analyze(tree, source_text, path)]
     return sorted(set(apply_suppressions(diagnostics, source_text)), key=sort_key)
 
@@ -269,7 +270,7 @@ def _imports_in_place_writes(source_text: str, path: str) -> bool:
 def check_source(source_text: str, path: str = "<string>", settings: Settings | None = None) -> list[Diagnostic]:
     """The diagnostics reported for one file's text (suppressed, selected, thresholded, sorted), without fixes.
 
-    Raises `SourceError` when the text cannot be parsed. Text without any in-place pattern is not parsed.
+    Raises `SourceError` when the text cannot be parsed. Text without any in-place pattern is not analysed.
     """
     return select_diagnostics(analyse_source(source_text, path), settings or Settings())
 

@@ -1,4 +1,5 @@
-"""The cheap text pre-filter: files whose text cannot hold an in-place write are not parsed at all.
+"""The cheap text pre-filter: files whose text cannot hold an in-place write are not analysed (only parsed, so
+that a syntax error is still reported).
 
 Every diagnostic of the analysis is reported at a *write site*, and `fixinplace.analysis.calls` creates write
 sites in exactly these places (each followed by the text that any spelling of it must contain):
@@ -19,11 +20,11 @@ sites in exactly these places (each followed by the text that any spelling of it
     a library call that writes an argument, parameter     the name of such a function or module (`embedding`,
       or buffer (`F.embedding(x, w, max_norm=1.0)`)         `Embedding`, ...), as the table measured
 
-A file whose text has none of these has no write site, so the analysis would report nothing: it is skipped
-before parsing (a syntax error in it is then not reported either). The patterns are deliberately loose (they
-match comments, strings and unrelated code): a false match costs a parse, a missed form would hide a hazard.
+A file whose text has none of these has no write site, so the analysis would report nothing: it is parsed (a
+syntax error is reported, as for any file) but not analysed. The patterns are deliberately loose (they match
+comments, strings and unrelated code): a false match costs an analysis, a missed form would hide a hazard.
 
-`FIXINPLACE_NO_PREFILTER=1` in the environment turns the filter off (every file is parsed); the tests use it to
+`FIXINPLACE_NO_PREFILTER=1` in the environment turns the filter off (every file is analysed); the tests use it to
 check that the filter never changes what `check` reports.
 """
 

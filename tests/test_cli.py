@@ -153,6 +153,16 @@ def test_quiet(bad_inputs):
     assert proc.stdout == "pkg/b_syntax.py: error: syntax error at line 2:6: '(' was never closed\n"
 
 
+def test_syntax_error_without_in_place_forms_never_passes(tmp_path):
+    """The pre-filter skips the analysis of text with no in-place form, never the parse: `y = x.exp(` is an error
+    (exit 2), not "All checks passed!"."""
+    (tmp_path / "broken.py").write_text("import torch\ny = x.exp(\n")
+    proc = cli("check", "broken.py", cwd=tmp_path)
+    assert proc.returncode == 2, proc
+    assert "broken.py: error: syntax error at line 2:" in proc.stdout + proc.stderr
+    assert "All checks passed" not in proc.stdout
+
+
 def test_unknown_config_key_names_file_and_key(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.fixinplace]\nseverity = 'error'\nselekt = ['FIP1']\n")
     (tmp_path / "a.py").write_text("x = 1\n")
