@@ -28,6 +28,7 @@ import ast
 import io
 import os
 import re
+import stat
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
@@ -304,7 +305,7 @@ def _check(path: str, settings: Settings, refine: Refine | None = None) -> tuple
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
         return FileResult(path, error=FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))), None
-    if settings.cache:
+    if settings.cache and _regular_file(path):
         cache = _cache_for(settings, refine)
         cache.put(cache.key(path, data), result)
     return result, (text if result.diagnostics else None)
@@ -435,8 +436,20 @@ def run_check(paths: Sequence[str], settings: Settings | None = None, progress: 
     return report
 
 
+def _regular_file(path: str) -> bool:
+    """Whether `path` is a regular file: only those are cached. A pipe (`/dev/stdin`) or a device can be read only
+    once, so the check itself must be what reads it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def _cached(path: str, settings: Settings, refine: Refine | None = None) -> tuple[FileResult, str | None] | None:
-    """A file's cached result (and its text when it has diagnostics), or None (also when it cannot be read)."""
+    """A file's cached result (and its text when it has diagnostics), or None (also when it cannot be read, and
+    for what is not a regular file)."""
+    if not _regular_file(path):
+        return None
     try:
         data = read_source_bytes(path, settings.max_file_size)
     except SourceError:

@@ -163,6 +163,21 @@ def test_syntax_error_without_in_place_forms_never_passes(tmp_path):
     assert "All checks passed" not in proc.stdout
 
 
+def test_a_pipe_is_read_once_whatever_the_cache(tmp_path):
+    """`cat train.py | fixinplace check /dev/stdin`: a pipe is not a regular file, so the cache does not read it
+    (the check must see its text), and the hazard is reported, cache on."""
+    if not os.path.exists("/dev/stdin"):
+        pytest.skip("no /dev/stdin here")
+    source = "import torch\nx = torch.randn(3, requires_grad=True)\ny = x.exp()\ny.add_(1)\ny.sum().backward()\n"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env.pop("FIXINPLACE_DEBUG", None)
+    for _ in range(2):  # the second run would be the one answered from the cache
+        proc = subprocess.run([sys.executable, "-m", "fixinplace", "check", "/dev/stdin"], input=source,
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 1, proc
+        assert "/dev/stdin:4:1: FIP101 [error]" in proc.stdout
+
+
 def test_unknown_config_key_names_file_and_key(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.fixinplace]\nseverity = 'error'\nselekt = ['FIP1']\n")
     (tmp_path / "a.py").write_text("x = 1\n")
