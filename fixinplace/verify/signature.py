@@ -70,23 +70,36 @@ def _shape_of(meta: ast.AST, names: dict[str, int]) -> list[int] | None:
     return None
 
 
+def _core(annotation: ast.AST | None) -> ast.AST | None:
+    """An annotation with a string form parsed and `Optional[X]` or `X | None` reduced to `X` (a union of several
+    types is returned as it is). Raises `SyntaxError` for a string annotation that does not parse."""
+    while True:
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            annotation = ast.parse(annotation.value, mode="eval").body
+        elif isinstance(annotation, ast.Subscript) and _name(annotation.value) == "Optional":
+            inner = annotation.slice
+            annotation = inner.elts[0] if isinstance(inner, ast.Tuple) else inner
+        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            sides = [s for s in (annotation.left, annotation.right)
+                     if not (isinstance(s, ast.Constant) and s.value is None)]
+            if len(sides) != 1:
+                return annotation
+            annotation = sides[0]
+        else:
+            return annotation
+
+
 def classify(annotation: ast.AST | None, names: dict[str, int]) -> tuple[bool, list[int] | None]:
     """(is a tensor parameter, shape or None) for one parameter annotation."""
     if annotation is None:
         return True, None
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # a string annotation
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return True, None
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):  # Tensor | None
-        sides = [s for s in (annotation.left, annotation.right) if not (isinstance(s, ast.Constant) and s.value is None)]
-        return classify(sides[0], names) if len(sides) == 1 else (False, None)
+    try:
+        annotation = _core(annotation)
+    except SyntaxError:
+        return True, None
     if isinstance(annotation, ast.Subscript):
         head = _name(annotation.value)
         items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        if head == "Optional":
-            return classify(items[0], names)
         if head == "Annotated":
             tensor, shape = classify(items[0], names)
             for meta in items[1:]:
@@ -98,7 +111,7 @@ def classify(annotation: ast.AST | None, names: dict[str, int]) -> tuple[bool, l
     name = _name(annotation)
     if "Tensor" in name or name == "Parameter":
         return True, None
-    return False, None  # int, float, a class of the user's: not a tensor
+    return False, None  # int, float, a class of the user's, a union of several: not a tensor
 
 
 _INT_HEADS = {"Int", "Int8", "Int16", "Int32", "Int64", "UInt8", "Integer", "Long"}
@@ -107,18 +120,14 @@ _INT_HEADS = {"Int", "Int8", "Int16", "Int32", "Int64", "UInt8", "Integer", "Lon
 def element_kind(annotation: ast.AST | None) -> str:
     """"int" (`LongTensor`, `IntTensor`, jaxtyping `Int[...]`/`Int64[...]`), "bool" (`BoolTensor`, `Bool[...]`)
     or "float" (anything else) for a tensor parameter's annotation."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return "float"
-    if isinstance(annotation, ast.BinOp):
-        sides = [s for s in (annotation.left, annotation.right) if not (isinstance(s, ast.Constant) and s.value is None)]
-        return element_kind(sides[0]) if len(sides) == 1 else "float"
+    try:
+        annotation = _core(annotation)
+    except SyntaxError:
+        return "float"
     if isinstance(annotation, ast.Subscript):
         head = _name(annotation.value)
         items = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        if head in ("Optional", "Annotated"):
+        if head == "Annotated":
             return element_kind(items[0])
         return "int" if head in _INT_HEADS else "bool" if head == "Bool" else "float"
     name = _name(annotation) if annotation is not None else ""
@@ -135,16 +144,10 @@ PYTHON_SCALARS = {"int": "py_int", "bool": "py_bool", "float": "py_float"}
 def python_scalar(annotation: ast.AST | None) -> str:
     """"py_int", "py_bool" or "py_float" for a parameter annotated `int`, `bool`, `float` (or `Optional[...]` of
     one), else ""."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return ""
-    if isinstance(annotation, ast.Subscript) and _name(annotation.value) == "Optional":
-        return python_scalar(annotation.slice)
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        sides = [s for s in (annotation.left, annotation.right) if not (isinstance(s, ast.Constant) and s.value is None)]
-        return python_scalar(sides[0]) if len(sides) == 1 else ""
+    try:
+        annotation = _core(annotation)
+    except SyntaxError:
+        return ""
     return PYTHON_SCALARS.get(annotation.id, "") if isinstance(annotation, ast.Name) else ""
 
 
