@@ -323,23 +323,23 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
     in `remaining`. With `apply`, the kept patches are written."""
     from fixinplace.fix.checked import fix_text
     from fixinplace.fix.files import FileError, PatchError, make_patch, write_patch
-    from fixinplace.verify import verify_pairs
+    from fixinplace.verify import pair_of, verify_pairs
 
     report.apply = apply
     changed = [o for o in report.outcomes if o.patch is not None and o.patch.changed]
-    verification = verify_pairs([_pair(o.path, o.patch.source.text, o.patch.new_text, o.applied) for o in changed],
+    verification = verify_pairs([pair_of(o.path, o.patch.source.text, o.patch.new_text, o.applied) for o in changed],
                                 timeout=timeout)
     # Files whose fixes do not verify together: each fix alone (one child process for all of them).
     singles: dict[str, list] = {}
     for o in changed:
         if verification.status_of(o.path) != "verified" and len(o.applied) > 1:
             for index, d in enumerate(o.applied):
-                alone = fix_text(o.patch.source.text, o.path, settings, only=_same_hazard(d))
-                singles.setdefault(o.path, []).append((d, _pair(f"{o.path}#{index}", o.patch.source.text,
-                                                               alone.source, alone.applied)))
+                alone = fix_text(o.patch.source.text, o.path, settings, only=_among({_hazard(d)}))
+                singles.setdefault(o.path, []).append((d, pair_of(f"{o.path}#{index}", o.patch.source.text,
+                                                                  alone.source, alone.applied)))
     alone_report = verify_pairs([pair for items in singles.values() for _, pair in items], timeout=timeout) \
         if singles else None
-    subsets = {}
+    subsets = {}  # path -> the file fixed with only the fixes that verified alone
     for o in changed:
         if o.path not in singles:
             continue
@@ -353,12 +353,9 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
                       f"verification {status or 'gave no result'}" + (f": {reason}" if reason else ""),
                       file=sys.stderr)
         if good:
-            keys = {(d.line, d.column, d.code) for d in good}
-            subsets[o.path] = fix_text(o.patch.source.text, o.path, settings,
-                                       only=lambda h, keys=keys: (h.line, h.column, h.code) in keys)
-    together = verify_pairs([_pair(path, next(o for o in changed if o.path == path).patch.source.text,
-                                   result.source, result.applied) for path, result in subsets.items()],
-                            timeout=timeout) if subsets else None
+            subsets[o.path] = fix_text(o.patch.source.text, o.path, settings, only=_among({_hazard(d) for d in good}))
+    together = verify_pairs([pair_of(o.path, o.patch.source.text, subsets[o.path].source, subsets[o.path].applied)
+                             for o in changed if o.path in subsets], timeout=timeout) if subsets else None
     for o in changed:
         status = verification.status_of(o.path)
         kept = None
@@ -372,8 +369,8 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
                 o.error = FileError(o.path, one_line(e))
                 report.errors.append(o.error)
                 continue
-            dropped = [d for d in o.applied if (d.line, d.column, d.code) not in
-                       {(k.line, k.column, k.code) for k in result.applied}]
+            applied = {_hazard(k) for k in result.applied}
+            dropped = [d for d in o.applied if _hazard(d) not in applied]
             o.remaining = [d for d in dropped if d.severity.value in ("error", "warning")] + o.remaining
             o.applied = kept = list(result.applied)
         if kept is None:
@@ -400,21 +397,14 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
                 report.errors.append(o.error)
 
 
-def _pair(path: str, original: str, patched: str, applied: list):
-    """A file pair to verify, with the codes of its fixes by line."""
-    from fixinplace.verify import FilePair, fixes_of
-
-    codes: dict = {}
-    for d in applied:
-        codes.setdefault(d.line, []).append(d.code)
-    return FilePair(path, original, patched, codes,
-                    sorted({d.fix.strategy for d in applied if d.fix is not None and d.fix.strategy}),
-                    fixes_of(applied))
+def _hazard(d) -> tuple[int, int, str]:
+    """What identifies a hazard of the original text: where it is and its code."""
+    return d.line, d.column, d.code
 
 
-def _same_hazard(d):
-    """A predicate on the hazards of the original text: the one `d` fixed."""
-    return lambda h: (h.line, h.column, h.code) == (d.line, d.column, d.code)
+def _among(hazards: set):
+    """A predicate on the hazards of the original text: one of `hazards`."""
+    return lambda h: _hazard(h) in hazards
 
 
 class DeviceChoice(str, Enum):

@@ -925,11 +925,8 @@ class CallHandler:
                 return result
         kwargs.pop("inplace", None)
         if not self.tensors(list(args) + list(kwargs.values())) or self._kw_node(node, "requires_grad") is not None:
-            # A factory (torch.zeros, torch.tensor, and torch.zeros_like(x): only factories take `requires_grad=`):
-            # a fresh leaf, requiring grad when asked to.
-            rg = self._requires_grad_kw(node)
-            detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
-            made = self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
+            # A factory (torch.zeros, torch.tensor, and torch.zeros_like(x): only factories take `requires_grad=`).
+            made = self.factory_leaf(node)
             named = kwargs.get("dtype")
             if isinstance(named, QualName):
                 made.dtype = dtypes.dtype_named(named.name)
@@ -981,6 +978,13 @@ class CallHandler:
         site = self.site(node, "out", op, written=self._kw_node(node, "out"), frame=frame)
         self.record_write(frame, out, site, self._label(out, node, kw="out"))
         return out
+
+    def factory_leaf(self, node: ast.Call) -> TensorValue:
+        """What a factory call makes (`torch.zeros(...)`, `x.new_zeros(...)`): a fresh leaf, requiring grad when its
+        `requires_grad=` says so."""
+        rg = self._requires_grad_kw(node)
+        detail = f"created with requires_grad=True at line {node.lineno}" if rg else ""
+        return self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, detail=detail)
 
     @staticmethod
     def _requires_grad_kw(node: ast.Call) -> Tri:
@@ -1218,10 +1222,7 @@ class CallHandler:
             # The legacy constructor: a new tensor (on a storage or of a size) that needs no grad.
             return self.fresh_tensor(node, False, self.text(node), is_tensor=True)
         if name.startswith("new_") and self._kw_node(node, "requires_grad") is not None:
-            # `x.new_zeros(n, requires_grad=True)`: a fresh leaf, requiring grad when asked to.
-            rg = self._requires_grad_kw(node)
-            made = self.fresh_tensor(node, bool(rg), self.text(node), leaf=True, is_tensor=True,
-                                     detail=f"created with requires_grad=True at line {node.lineno}" if rg else "")
+            made = self.factory_leaf(node)  # `x.new_zeros(n, requires_grad=True)`
             made.dtype = t.dtype if self._kw_node(node, "dtype") is None else None
             return made
         if t.group.origin == "numpy":
@@ -1491,7 +1492,7 @@ class CallHandler:
         table measured as turning the write off at 0 is a known 0 (`Dropout(0.0, inplace=True)`), None when such
         a parameter's value is not known (`Dropout(attn_drop, inplace=True)`), else False."""
         idle: Tri = False
-        for name in getattr(entry, "inplace_idle_when_zero", ()):
+        for name in entry.inplace_idle_when_zero:
             if name not in module.constructor:
                 continue  # the default, which the table measured writing
             value = module.constructor[name]

@@ -27,8 +27,12 @@ class FilePair:
     original: str
     patched: str
     codes_by_line: dict[int, list[str]] = field(default_factory=dict)
-    strategies: list[str] = field(default_factory=list)  # the codemods of its fixes (`move_after_backward`, ...)
     fixes: list[dict] = field(default_factory=list)  # {"line", "code", "strategy"} per fix (lines of the original)
+
+    @property
+    def strategies(self) -> list[str]:
+        """The codemods of its fixes (`move_after_backward`, ...)."""
+        return sorted({f["strategy"] for f in self.fixes if f["strategy"]})
 
 
 @dataclass
@@ -97,9 +101,7 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             job_id = len(jobs)
             jobs.append({"id": job_id, "path": pair.path, "original": pair.original, "patched": pair.patched,
                          "entry": entry_name, "inputs": inputs_name or "", "devices": [device], "synth": synth,
-                         "fallback": fallback, "root": root,
-                         "codes": sorted({code for fn in covers for code in fn.codes}),
-                         "strategies": sorted(set(pair.strategies))})
+                         "fallback": fallback, "root": root, "strategies": pair.strategies})
             plan.append((pair, covers, job_id))
 
         if entry:
@@ -139,20 +141,20 @@ def fix_pair(path: str, text: str, settings=None) -> FilePair:
     from fixinplace.settings import Settings
 
     result = fix_text(text, path, settings or Settings())
+    return pair_of(path, text, result.source, result.applied)
+
+
+def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
+    """The pair of `original` and the `patched` text its `applied` fixes (diagnostics, lines of the original)
+    make, with their codes by line and each fix's line, code and strategy."""
     codes: dict[int, list[str]] = {}
-    for d in result.applied:
+    for d in applied:
         codes.setdefault(d.line, [])
         if d.code not in codes[d.line]:
             codes[d.line].append(d.code)
-    return FilePair(path, text, result.source, codes,
-                    sorted({d.fix.strategy for d in result.applied if d.fix is not None and d.fix.strategy}),
-                    fixes_of(result.applied))
+    fixes = [{"line": d.line, "code": d.code, "strategy": d.fix.strategy if d.fix is not None else ""}
+             for d in applied]
+    return FilePair(path, original, patched, codes, fixes)
 
 
-def fixes_of(applied: list) -> list[dict]:
-    """`{"line", "code", "strategy"}` of each applied fix (its hazard's line in the original text)."""
-    return [{"line": d.line, "code": d.code, "strategy": d.fix.strategy if d.fix is not None else ""}
-            for d in applied]
-
-
-__all__ = ["DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "verify_pairs"]
+__all__ = ["DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "pair_of", "verify_pairs"]

@@ -10,7 +10,7 @@ import contextlib
 import torch
 
 from fixinplace.verify.compare import compare
-from fixinplace.verify.inputs import find_shapes, one_line, seed_all, synth_call
+from fixinplace.verify.inputs import SCALAR_VALUES, find_shapes, one_line, seed_all, synth_call
 from fixinplace.verify.oracles import FD_TOLERANCE
 from fixinplace.verify.reference import (EFFECT, LEAF_ERROR, Side, directional_check, finite_differences,
                                          load_original, on_device, reference, run_side, saved_tensor_copies)
@@ -104,8 +104,6 @@ def _on_purpose(job: dict) -> bool:
 
 def _synthesised(job: dict) -> str:
     """`synthesised float64 inputs of shapes [(2, 3)]` (and `n=1`, `training=True` for Python scalars)."""
-    from fixinplace.verify.inputs import SCALAR_VALUES
-
     kinds = job["synth"].get("kinds", {})
     tensors = [tuple(s) for (name, _), s in zip(job["synth"]["params"], job["shapes"]) if name not in kinds
                or kinds[name] not in SCALAR_VALUES]

@@ -136,9 +136,16 @@ def _entries(out, call: Call, grads: list, module) -> dict:
     for (label, _), g in zip(call.leaves, grads):
         if g is not None:
             entries.update(flatten(g, f"{label}.grad", "grads"))
-    for label, t in [*call.observed, *module_globals(module)]:
-        entries.update(flatten(t, EFFECT + label, "effects"))
+    entries.update(_effects(call, module))
     return entries
+
+
+def _effects(call: Call, module) -> dict:
+    """The state, after the call, of the call's arguments and of the module's globals, flattened as side effects."""
+    effects: dict = {}
+    for label, t in [*call.observed, *module_globals(module)]:
+        effects.update(flatten(t, EFFECT + label, "effects"))
+    return effects
 
 
 def _copy_saved(t: torch.Tensor) -> torch.Tensor:
@@ -221,8 +228,7 @@ def finite_differences(job: dict, device: str, mask: list | None) -> Side:
             seed_all()
             out = entry(*call.args)
             entries = flatten(out)
-            for label, t in [*call.observed, *module_globals(module)]:
-                entries.update(flatten(t, EFFECT + label, "effects"))
+            entries.update(_effects(call, module))
 
             def evaluate(i: int, k: int, h: float) -> float:
                 def perturb(j: int, leaf: torch.Tensor) -> None:
