@@ -1407,11 +1407,7 @@ def _module_idle_when_zero(cls, cargs, ckwargs, fargs, fkwargs, dtype) -> list[s
         t = (x.to(dtype) if _grad_able(x) else x).detach().clone()
         before = t._version
         try:
-            _seed()
-            m = cls(*args, **kw)
-            m.to(dtype)
-            m.train(True)
-            m(t, *fargs[1:], **fkwargs)
+            _run_module(cls, args, kw, dtype, t, fargs[1:], fkwargs)
         except Exception:
             return None
         return t._version != before
@@ -1430,15 +1426,18 @@ def _module_inplace_method(cls, cargs, ckwargs, fargs, fkwargs, dtype) -> tuple[
     rest = fargs[1:]
 
     def run(flag: bool, t: torch.Tensor) -> Any:
-        kw = dict(ckwargs)
-        kw["inplace"] = flag
-        _seed()
-        m = cls(*cargs, **kw)
-        m.to(dtype)
-        m.train(True)
-        return m(t, *rest, **fkwargs)
+        return _run_module(cls, cargs, dict(ckwargs, inplace=flag), dtype, t, rest, fkwargs)
 
     return _inplace_effect(run, x.to(dtype) if _grad_able(x) else x)
+
+
+def _run_module(cls, cargs, ckwargs: dict, dtype, t: torch.Tensor, rest, fkwargs: dict) -> Any:
+    """Build the module (seeded, in `dtype`, training) and apply it to `t` and the sample's other arguments."""
+    _seed()
+    m = cls(*cargs, **ckwargs)
+    m.to(dtype)
+    m.train(True)
+    return m(t, *rest, **fkwargs)
 
 
 def _module_delegate(cls, cargs, ckwargs, fargs, fkwargs, dtype, names: _Names) -> dict | None:
