@@ -639,6 +639,51 @@ def test_reference_is_the_program_with_private_copies_of_its_saved_tensors():
     assert rows["loop_wrong.py"]["status"] == "failed", rows["loop_wrong.py"]
 
 
+CTX_ATTRIBUTE = """
+import torch
+
+
+class Mul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.b = b  # kept as an attribute: invisible to saved-tensor hooks and to version checks
+        return a * b
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.b, None
+
+
+def f(x, w):
+    b = w * 1.0
+    y = Mul.apply(x, b)
+    b.add_(1)
+    return y
+"""
+
+
+def test_a_wrong_fix_only_finite_differences_catch():
+    """A custom Function that keeps a tensor as a ctx attribute escapes saved-tensor hooks, so every run of the
+    original (plain, private copies) backpropagates through the written value: the reference is wrong. A wrong fix
+    that keeps the write (`copy_`) agrees with it and only the finite-difference cross-check catches it; the right
+    fix disagrees with it, and since the oracles disagree it is not called failed either: both are skipped, with
+    both figures."""
+    from fixinplace.verify import FilePair, verify_pairs
+
+    pairs = [FilePair("wrong.py", CTX_ATTRIBUTE, CTX_ATTRIBUTE.replace("b.add_(1)", "b.copy_(b + 1)"),
+                      {19: ["FIP101"]}),
+             FilePair("right.py", CTX_ATTRIBUTE, CTX_ATTRIBUTE.replace("b.add_(1)", "b = b.add(1)"),
+                      {19: ["FIP101"]})]
+    rows = {r["path"]: r for r in verify_pairs(pairs, device="cpu").results}
+    wrong, right = rows["wrong.py"], rows["right.py"]
+    assert wrong["status"] == "skipped" and wrong["max_abs_diff"]["grads"] == 0.0, wrong
+    assert wrong["reason"].startswith("not proved: the reference's gradients disagree with central finite"), wrong
+    assert right["status"] == "skipped" and right["max_abs_diff"]["grads"] == 1.0, right
+    assert right["reason"].startswith("not proved: the oracles disagree: the fix's gradients differ from the "
+                                      "reference's (x.grad: values differ (max abs diff 1"), right
+    assert "disagree with central finite differences (x.grad: values differ (max abs diff 1" in right["reason"]
+
+
 SEED_FACTORIES = {
     "009_seed002_add_inplace_forward_leaf.py": "SimpleModule",
     "011_seed002_add_after_use_forward_leaf.py": "BadModule",

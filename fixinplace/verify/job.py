@@ -116,6 +116,13 @@ def _synthesised(job: dict) -> str:
             + (f" and {', '.join(scalars)}" if scalars else ""))
 
 
+def _only_gradients_differ(ref: dict, new: dict, device: str) -> bool:
+    """Whether two flattened runs agree on everything but their gradients."""
+    ref_grads, ref_rest = _split(ref, "grads")
+    new_grads, new_rest = _split(new, "grads")
+    return bool(ref_grads) and set(ref_grads) == set(new_grads) and compare(ref_rest, new_rest, device)[0]
+
+
 def _comparable(entries: dict) -> bool:
     """Whether a flattened result holds anything a comparison can tell apart (a tensor, a number, a string), not
     only None or objects the verifier cannot read."""
@@ -194,6 +201,15 @@ def _verify(job: dict, device: str) -> dict:
             f"): not proved; it differs from the original's meaning by up to {maxima['outputs']:.3g} in outputs "
             f"and {maxima['grads']:.3g} in gradients ({why or _effects_reason(effects_why)})", note, shapes) if x)
         return result
+    if not ok and effects_ok and _only_gradients_differ(ref_rest, new_rest, device):
+        # The fix's gradients differ from the reference's: before calling the fix wrong, ask whether the reference
+        # itself is right. When finite differences disagree with it, nothing is proved either way.
+        agrees, check = _cross_check(job, device, ref, label)
+        if not agrees:
+            result["reason"] = "; ".join(x for x in (
+                f"not proved: the oracles disagree: the fix's gradients differ from the reference's ({why}), and "
+                + check.removeprefix("not proved: "), note, shapes) if x)
+            return result
     if not ok:
         result["status"] = "failed"
         result["reason"] = "; ".join(x for x in (why, note, shapes) if x)
