@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from fixinplace.lines import line_texts
+
 MAX_MODULES = 8  # project modules run for one file, the first ones it uses (on a large package, more cost
 # several times the time for no finding: measured on transformers' modeling files)
 MAX_MODULE_BYTES = 1_000_000
@@ -206,6 +208,6 @@ def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, ast.Module, frozen
             return None
         source = data.decode("utf-8-sig")
         tree = ast.parse(source, filename=path)
-        return source, tree, frozenset(id(node) for node in ast.walk(tree)), tuple(source.splitlines())
+        return source, tree, frozenset(id(node) for node in ast.walk(tree)), tuple(line_texts(source))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -23,9 +23,10 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from codemods._base import apply_codemod, shared_wrapper
-from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.diagnostics import Diagnostic, Severity, one_line
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.fix.candidates import Candidate, candidates
+from fixinplace.lines import split_lines
 from fixinplace.settings import Settings
 
 
@@ -50,13 +51,30 @@ class Version:
         return self._tree, self._wrapper  # type: ignore[return-value]
 
 
+def keep_untouched_lines(source: str, round_trip: str, rewritten: str) -> str:
+    """`rewritten` (LibCST's code for a rewrite of `source`) with every line the rewrite did not touch as `source`
+    has it.
+
+    LibCST does not reproduce every text it parses: it drops a form feed before a statement (`\\f` opening a line
+    of old page-broken code, or inside an indentation). Its code is then `round_trip`, the same program on the same
+    lines without those characters; the lines the rewrite left alone are taken back from `source`.
+    """
+    if round_trip == source:
+        return rewritten
+    old, base, new = split_lines(source), split_lines(round_trip), split_lines(rewritten)
+    if len(old) != len(base):
+        return rewritten
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, new, autojunk=False).get_opcodes():
+        out.extend(old[i1:i2] if tag == "equal" else new[j1:j2])
+    return "".join(out)
+
+
 class LineMap:
     """Which lines of the new text stand where each line of the old text stood (difflib over the lines the two
     texts do not share at their start and end)."""
 
     def __init__(self, old: str, new: str) -> None:
-        from fixinplace.fix.files import split_lines
-
         a, b = split_lines(old), split_lines(new)
         head = 0
         while head < min(len(a), len(b)) and a[head] == b[head]:
@@ -133,6 +151,7 @@ class Checker:
     style: str
     strategies: Optional[tuple[str, ...]] = None  # only these codemods (a stand-alone codemod run)
     analyses: int = 0
+    unparsable: str = ""  # why LibCST could not parse the text, when it could not
 
     def version(self, source: str) -> Version:
         """Analyse a text (every rule), raising `SourceError` when it does not parse."""
@@ -155,11 +174,16 @@ class Checker:
                 continue
             try:
                 tree, wrapper = version.tree()
-            except cst.ParserSyntaxError:
-                return None  # syntax that LibCST cannot parse: no rewrite is possible
+            except cst.ParserSyntaxError as e:
+                # Code Python compiles but LibCST's parser rejects (a form feed in some indentations).
+                self.unparsable = one_line(e) or type(e).__name__
+                return None
             new_source = apply_codemod(candidate.codemod, tree, wrapper, self.path, target.facts,
                                        **dict(candidate.anchor))
-            if new_source is None or new_source == version.source:
+            if new_source is None:
+                continue
+            new_source = keep_untouched_lines(version.source, tree.code, new_source)
+            if new_source == version.source:
                 continue
             try:
                 new = self.version(new_source)
@@ -177,6 +201,7 @@ class FixResult:
     source: str  # the new text (== the input when nothing was fixed)
     applied: list[Diagnostic] = field(default_factory=list)  # the diagnostics fixed, each with the fix applied
     remaining: list[Diagnostic] = field(default_factory=list)  # selected errors and warnings in the new text
+    unparsable: str = ""  # why no rewrite could be tried: LibCST cannot parse the text (Python can)
 
     @property
     def changed(self) -> bool:
@@ -223,7 +248,7 @@ def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str]
             continue
         candidate, current, new_line = found
         applied.append(replace(originals.get(key, target), fix=candidate.fix(new_line)))
-    return FixResult(current.source, applied, checker.wanted(current))
+    return FixResult(current.source, applied, checker.wanted(current), checker.unparsable)
 
 
 def offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
@@ -257,5 +282,6 @@ def apply_offered(source: str, path: str, diagnostic: Diagnostic) -> Optional[st
     if not isinstance(candidate, Candidate) or diagnostic.facts is None:
         return None
     tree = cst.parse_module(source)
-    return apply_codemod(candidate.codemod, tree, shared_wrapper(tree), path, diagnostic.facts,
-                         **dict(candidate.anchor))
+    new_source = apply_codemod(candidate.codemod, tree, shared_wrapper(tree), path, diagnostic.facts,
+                               **dict(candidate.anchor))
+    return None if new_source is None else keep_untouched_lines(source, tree.code, new_source)

@@ -34,6 +34,7 @@ from typing import Callable, Sequence
 
 from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line
 from fixinplace.engine import SourceError, decode_source_bytes, read_source_bytes
+from fixinplace.lines import split_lines
 from fixinplace.settings import Settings
 
 
@@ -44,17 +45,7 @@ class PatchError(Exception):
 # ---------------------------------------------------------------------------------------------------------------
 # Reading
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of a text, each with its own ending (`\\r\\n`, `\\r` or `\\n`; the last one may have none).
-
-    Unlike `str.splitlines`, only the line endings Python's tokenizer knows split lines (not form feeds, `\\x1c`
-    or U+2028, which may sit inside a line of code or a string).
-    """
-    return _LINE.findall(text)
 
 
 def dominant_newline(text: str) -> str:
@@ -414,6 +405,9 @@ def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | N
     try:
         source = read_file(path, settings.max_file_size)
         result = fix_text(source.text, path, settings)
+        if result.unparsable:
+            raise PatchError(f"cannot rewrite this file: LibCST cannot parse it, though Python can "
+                             f"({result.unparsable})")
         outcome.applied = list(result.applied)
         outcome.remaining = _blocking(result.remaining)
         if outcome.remaining and not settings.unsafe_fixes:
@@ -477,7 +471,6 @@ __all__ = [
     "normalize_newlines",
     "read_file",
     "run_fix",
-    "split_lines",
     "unified_diff",
     "validate_diff",
     "write_patch",

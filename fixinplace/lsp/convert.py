@@ -11,6 +11,7 @@ from typing import Sequence
 from lsprotocol import types
 
 from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.lines import line_texts
 
 SOURCE = "fixinplace"
 
@@ -23,7 +24,7 @@ _SEVERITY = {
 
 def text_lines(text: str) -> list[str]:
     """The document's lines without their line endings (as LSP numbers them)."""
-    return text.splitlines() or [""]
+    return line_texts(text) or [""]
 
 
 def utf16_len(text: str) -> int:

@@ -6,6 +6,7 @@ import difflib
 
 from lsprotocol import types
 
+from fixinplace.lines import split_lines
 from fixinplace.lsp.convert import utf16_len
 
 
@@ -23,7 +24,7 @@ def _line_start(lines: list[str], index: int) -> types.Position:
 
 def minimal_edits(old: str, new: str) -> list[types.TextEdit]:
     """TextEdits that turn `old` into `new`, one per changed block of lines (difflib opcodes on lines)."""
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    a, b = split_lines(old), split_lines(new)
     edits = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
@@ -35,7 +36,7 @@ def minimal_edits(old: str, new: str) -> list[types.TextEdit]:
 
 
 def _offset(text: str, position: types.Position) -> int:
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     if position.line >= len(lines):
         return len(text)
     start = sum(len(line) for line in lines[: position.line])

@@ -27,6 +27,7 @@ from fixinplace.diagnostics import Diagnostic, Severity
 from fixinplace.analysis import project
 from fixinplace.engine import SourceError, check_source
 from fixinplace.lsp.convert import fix_title, hover_text, text_lines, to_character, to_lsp, to_range
+from fixinplace.lsp.document import use_source_lines
 from fixinplace.lsp.edits import minimal_edits
 from fixinplace.settings import ConfigError, Settings, load_settings
 
@@ -281,6 +282,7 @@ def create_server() -> FixinplaceServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: FixinplaceServer, params: types.InitializeParams) -> None:
+        use_source_lines(ls.workspace)
         ls.options = _client_options(params.initialization_options)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

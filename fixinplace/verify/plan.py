@@ -15,6 +15,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from fixinplace.lines import line_texts
 from fixinplace.verify.signature import SynthSpec, synth_spec, top_classes
 
 INPUTS_COMMENT = re.compile(r"#\s*fixinplace:\s*inputs\s*=\s*([A-Za-z_][A-Za-z0-9_.]*)")
@@ -76,10 +77,10 @@ def changed_functions(original: str, patched: str, codes_by_line: dict[int, list
     """The innermost functions (in the original text) containing a line the fix changed, each with the fixes
     (`{"line", "code", "strategy"}`, lines of the original) of the hazards it contains."""
     tree = ast.parse(original)
-    lines = original.splitlines()
+    lines = line_texts(original)
     functions = _functions(tree)
     classes = top_classes(tree)
-    old, new = original.splitlines(), patched.splitlines()
+    old, new = line_texts(original), line_texts(patched)
     touched: list[int] = []
     for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":

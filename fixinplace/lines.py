@@ -1,0 +1,27 @@
+"""Splitting source text into lines the way Python's tokenizer and the Language Server Protocol do.
+
+Only `\\n`, `\\r\\n` and `\\r` end a line. `str.splitlines` also breaks at form feeds, `\\x1c`-`\\x1e`, `\\x85`,
+U+2028 and U+2029, which may sit inside a line of code or a string: line numbers, columns and edits computed from
+its lines land on the wrong line after any of them. Every place that numbers lines uses these two functions.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_ENDING = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a text, each with its own ending (`\\r\\n`, `\\r` or `\\n`; the last one may have none)."""
+    return _LINE.findall(text)
+
+
+def line_texts(text: str) -> list[str]:
+    """The lines of a text without their endings (as `str.splitlines()` would give them, but breaking only where
+    Python and LSP break lines)."""
+    lines = _ENDING.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # a final line ending ends the last line, it does not start an empty one
+    return lines
