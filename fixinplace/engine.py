@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Protocol, Sequence
 
 from fixinplace import prefilter
+from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
 from fixinplace.settings import Settings
 
@@ -129,7 +130,7 @@ def parse_source(source: str, path: str = "<string>") -> ast.Module:
         raise SourceError(f"syntax error at line {line}:{col}: {one_line(e.msg)}") from None
     except ValueError as e:  # e.g. NUL characters in a str
         raise SourceError(f"cannot parse: {one_line(str(e))}") from None
-    except (RecursionError, MemoryError):
+    except MemoryError:
         raise SourceError("cannot parse: the code is too deeply nested") from None
 
 
@@ -247,6 +248,13 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
     when the text cannot be parsed (every file is parsed: a file with a syntax error never passes); text without
     any in-place pattern is not analysed.
     """
+    try:
+        return deep_call(_analyse_source, source_text, path)
+    except RecursionError:
+        raise SourceError(f"cannot analyse: the code nests deeper than {RECURSION_LIMIT:,} frames") from None
+
+
+def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
     tree = parse_source(source_text, path)
     if not might_write_in_place(source_text) and not _imports_in_place_writes(source_text, path):
         return []

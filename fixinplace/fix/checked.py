@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from codemods._base import apply_codemod, shared_wrapper
+from fixinplace.deep import deep_call
 from fixinplace.diagnostics import Diagnostic, Severity, one_line
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.fix.candidates import Candidate, candidates
@@ -226,6 +227,11 @@ def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str]
     """Apply every checked fix to `source` (safe ones; unsafe ones too with `settings.unsafe_fixes`), one after
     another, to a fixpoint; with `only`, just the fixes of the hazards of `source` it accepts (`fix --verify`
     keeping the fixes that verified). Raises `SourceError` when `source` does not parse."""
+    return deep_call(_fix_text, source, path, settings, style, strategies, only)
+
+
+def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
+              strategies: Optional[Sequence[str]], only: Optional[Callable[[Diagnostic], bool]]) -> FixResult:
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style,
                       tuple(strategies) if strategies is not None else None)
     current = checker.version(source)
@@ -257,6 +263,11 @@ def offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: S
     it with these settings: the first candidate that passes on `source` among those `unsafe-fixes` allows; without
     `unsafe-fixes`, when no safe one passes, the first unsafe one that does (shown as unsafe, as Ruff shows fixes
     that `--unsafe-fixes` would apply); None when no candidate passes."""
+    return deep_call(_offer, source, path, diagnostics, settings, style)
+
+
+def _offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
+           style: Optional[str]) -> list[Diagnostic]:
     if not _blocking(diagnostics):
         return list(diagnostics)
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style)

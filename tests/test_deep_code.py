@@ -1,0 +1,46 @@
+"""Deeply nested code that CPython compiles is analysed and fixed like any other (never "internal error")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixinplace.deep import deep_call
+
+HEAD = "import torch\n\n\ndef f(x):\n    y = x.exp()\n"
+DEEP = {
+    "plus_chain": HEAD + "    z = " + " + ".join(["y"] * 490) + "\n    y.add_(1)\n    return z\n",
+    "call_chain": HEAD + "    z = y" + ".abs()" * 500 + "\n    y.add_(1)\n    return z\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEEP))
+def test_check_and_fix_deep_expressions(tmp_path: Path, name: str):
+    text = DEEP[name]
+    compile(text, name, "exec")  # CPython compiles it
+    (tmp_path / "m.py").write_text(text)
+    run = dict(cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    check = subprocess.run([sys.executable, "-m", "fixinplace", "check", "m.py", "--no-cache"], **run)
+    assert check.returncode == 1 and check.stdout.startswith("m.py:7:5: FIP101"), check.stdout + check.stderr
+    fix = subprocess.run([sys.executable, "-m", "fixinplace", "fix", "--apply", "m.py"], **run)
+    assert fix.returncode == 0, fix.stdout + fix.stderr
+    assert (tmp_path / "m.py").read_text() != text
+    again = subprocess.run([sys.executable, "-m", "fixinplace", "check", "m.py", "--no-cache"], **run)
+    assert again.returncode == 0 and "All checks passed!" in again.stdout, again.stdout + again.stderr
+
+
+def test_deep_call_reruns_only_what_overflows_and_restores_the_limit():
+    def depth(n: int) -> int:
+        return 0 if n == 0 else 1 + depth(n - 1)
+
+    limit = sys.getrecursionlimit()
+    assert deep_call(depth, 10) == 10
+    assert deep_call(depth, 20_000) == 20_000  # past the default limit: run again in a deep thread
+    assert sys.getrecursionlimit() == limit
+    with pytest.raises(RecursionError):
+        deep_call(depth, 10**6)  # a runaway recursion still ends in a RecursionError
+    with pytest.raises(ZeroDivisionError):
+        deep_call(lambda: 1 / 0)
