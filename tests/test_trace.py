@@ -121,6 +121,17 @@ def test_clean_program_reports_nothing_and_keeps_its_arguments_and_exit_status(t
     assert "args ['--exit', '3', '--format', 'x']" in proc.stdout
 
 
+def test_script_sees_what_python_gives_it(tmp_path):
+    """`sys.argv[0]` as typed, `__file__` absolute, `__name__` "__main__", no `__spec__`: as `python ex.py`."""
+    (tmp_path / "ex.py").write_text("import sys\nprint(repr((sys.argv, __file__, __name__, __spec__, "
+                                    "type(__loader__).__name__, sys.modules['__main__'].__file__)))\n")
+    python = subprocess.run([sys.executable, "ex.py", "a"], cwd=tmp_path, capture_output=True, text=True)
+    proc = cli("trace", "ex.py", "a", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == python.stdout
+    assert proc.stdout.startswith("(['ex.py', 'a'], " + repr(str(tmp_path / "ex.py")))
+
+
 def test_latent_write_is_reported_but_does_not_change_the_exit_status(tmp_path):
     # The graph that saved `y` is alive at the end but no backward used it: the run was not affected.
     program = PROGRAMS / "latent.py"

@@ -6,12 +6,16 @@ arguments; its exceptions print as Python prints them, after the tracer's report
 
 from __future__ import annotations
 
+import builtins
+import importlib.machinery
 import importlib.util
+import io
 import os
 import runpy
 import sys
 import tempfile
 import traceback
+import types
 from typing import List, Optional
 
 _TRACE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -93,8 +97,28 @@ def _run(target: str, args: List[str], module: bool) -> None:
     sys.argv = [target, *args]  # for -m, runpy replaces argv[0] with the module's file
     if module:
         runpy.run_module(target, run_name="__main__", alter_sys=True)
-    else:
+    elif os.path.isfile(target):
+        _run_script(target)
+    else:  # a folder or a zip file with a __main__.py
         runpy.run_path(os.path.abspath(target), run_name="__main__")
+
+
+def _run_script(target: str) -> None:
+    """Run a script file as `python target` does: `sys.argv[0]` as given, `__file__` absolute, a
+    SourceFileLoader as `__loader__`, no `__spec__` (runpy.run_path would set `sys.argv[0]` to `__file__`)."""
+    path = os.path.abspath(target)
+    with io.open_code(path) as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
+                         __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    previous = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if previous is not None:
+            sys.modules["__main__"] = previous
 
 
 def run_traced(target: str, args: List[str], *, module: bool = False, output_format: str = "text",
