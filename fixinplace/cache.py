@@ -26,9 +26,12 @@ from typing import Any
 from fixinplace.analysis import project
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
 from fixinplace.facts import WriteFacts
+from fixinplace.reading import read_regular_bytes
+from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
 
 SCHEMA = "v3"
+MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any real entry; a link to /dev/zero stops here
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache made by fixinplace (check --no-cache skips it).\n"
 
 
@@ -95,12 +98,12 @@ class Cache:
     def _entry(self, key: str) -> Path:
         return self.entries / key[:2] / f"{key}.json"
 
-    def get(self, key: str, path: str) -> FileResult | None:
-        """The cached result for this key, or None when there is none or it cannot be used."""
+    def get(self, key: str, path: str, data: bytes | None = None) -> FileResult | None:
+        """The cached result for this key (of `path`, whose bytes are `data`), or None when there is none or it
+        cannot be used: a miss, and the fresh result then replaces the entry."""
         try:
-            with open(self._entry(key), "rb") as f:
-                raw = json.loads(f.read())
-            return result_from_json(raw, path)
+            raw = json.loads(read_regular_bytes(str(self._entry(key)), MAX_ENTRY_BYTES))
+            return result_from_json(raw, path, data)
         except Exception:  # missing, unreadable, truncated or foreign entries are all just misses
             return None
 
@@ -155,7 +158,7 @@ def _file_digest(path: Path) -> str:
 def _digest_cached(path: str, mtime_ns: int, size: int) -> str:
     del mtime_ns, size  # part of the cache key only
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular_bytes(path, project.MAX_MODULE_BYTES)).hexdigest()
     except OSError:
         return "unreadable"
 
@@ -182,21 +185,56 @@ def result_to_json(result: FileResult) -> dict[str, Any]:
     }
 
 
-def result_from_json(raw: Any, path: str) -> FileResult:
-    """The FileResult stored by `result_to_json`; raises (ValueError, KeyError, TypeError) on a malformed entry."""
+def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResult:
+    """The FileResult stored by `result_to_json`; raises ValueError on an entry of any other shape: a wrong JSON
+    type anywhere, an unknown code, severity or applicability, a position that is not a line of `data` (the file's
+    bytes, when given) or that ends before it starts."""
     if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
         raise ValueError("not a fixinplace cache entry")
-    if raw["error"] is not None:
-        return FileResult(path, error=FileError(path, str(raw["error"])))
+    error, entries = raw.get("error"), raw.get("diagnostics")
+    if error is not None:
+        if not isinstance(error, str) or not error or entries != []:
+            raise ValueError("a malformed error")
+        return FileResult(path, error=FileError(path, error))
+    if not isinstance(entries, list):
+        raise ValueError("diagnostics are not a list")
+    last_line = data.count(b"\n") + 1 if data is not None else None
+    last_column = len(data) + 1 if data is not None else None
     diagnostics = []
-    for d in raw["diagnostics"]:
-        fix = d["fix"]
+    for d in entries:
+        if not isinstance(d, dict):
+            raise ValueError("a diagnostic is not an object")
+        line, column = _number(d.get("line"), last_line), _number(d.get("column"), last_column)
+        end_line, end_column = _number(d.get("end_line"), last_line), _number(d.get("end_column"), last_column)
+        if (end_line, end_column) < (line, column):
+            raise ValueError("a diagnostic ends before it starts")
+        code, message, fix, related = d.get("code"), d.get("message"), d.get("fix"), d.get("related")
+        if code not in RULES_BY_CODE or not isinstance(message, str) or not message or not isinstance(related, list):
+            raise ValueError("a malformed diagnostic")
+        if fix is not None and not (isinstance(fix, list) and len(fix) == 3 and fix[0] in ("safe", "unsafe")
+                                    and all(isinstance(x, str) for x in fix)):
+            raise ValueError("a malformed fix")
+        if not all(isinstance(r, list) and len(r) == 3 and isinstance(r[2], str) for r in related):
+            raise ValueError("a malformed related location")
+        facts = d.get("facts")
+        if facts is not None and not isinstance(facts, dict):
+            raise ValueError("malformed facts")
+        try:
+            built_facts = WriteFacts.from_json(facts) if facts is not None else None
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"malformed facts: {e}") from None
         diagnostics.append(Diagnostic(
-            path=path, line=int(d["line"]), column=int(d["column"]), end_line=int(d["end_line"]),
-            end_column=int(d["end_column"]), code=str(d["code"]), severity=Severity(d["severity"]),
-            message=str(d["message"]),
-            fix=Fix(str(fix[0]), str(fix[1]), str(fix[2])) if fix is not None else None,
-            related=tuple(Related(int(r[0]), int(r[1]), str(r[2])) for r in d["related"]),
-            facts=WriteFacts.from_json(d["facts"]) if d["facts"] is not None else None,
+            path=path, line=line, column=column, end_line=end_line, end_column=end_column, code=code,
+            severity=Severity(d.get("severity")), message=message,
+            fix=Fix(*fix) if fix is not None else None,
+            related=tuple(Related(_number(r[0], last_line), _number(r[1], last_column), r[2]) for r in related),
+            facts=built_facts,
         ))
     return FileResult(path, diagnostics=diagnostics)
+
+
+def _number(value: Any, last: int | None) -> int:
+    """A stored line or column: an int (not a bool, not a float) from 1 to `last`."""
+    if type(value) is not int or value < 1 or (last is not None and value > last):
+        raise ValueError(f"not a line or column of the file: {value!r}")
+    return value

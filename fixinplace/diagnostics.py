@@ -77,6 +77,14 @@ class Diagnostic:
         }
 
 
+def printable_path(path: str) -> str:
+    """A path as printed in text output: a line break or another character that cannot be printed (a control
+    character, U+2028) is escaped as Python escapes it, so one message stays one line."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
 def one_line(text: object) -> str:
     """`text` with every run of whitespace (newlines included) made one space: for one-line error messages."""
     return " ".join(str(text).split())

@@ -24,6 +24,7 @@ Paths are reported as given (`fixtures/` -> `fixtures/check/a.py`), normalised, 
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from fixinplace.diagnostics import FileError
+from fixinplace.reading import os_reason
 from fixinplace.settings import Settings
 
 
@@ -257,6 +259,17 @@ class _Walker:
         return found, (error[0] if error else None)
 
 
+def _missing(path: str) -> str:
+    """Why a path that does not exist (for `os.path.exists`) cannot be checked."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno == errno.ENOENT and os.path.islink(path):
+            return "a broken symbolic link"
+        return os_reason(e)
+    return "no such file or directory"  # pragma: no cover - it appeared since
+
+
 def discover(paths: Iterable[str], settings: Settings | None = None, cwd: Path | None = None) -> Discovery:
     """Expand the command line's paths into the sorted, de-duplicated list of files to check."""
     settings = settings or Settings()
@@ -278,6 +291,6 @@ def discover(paths: Iterable[str], settings: Settings | None = None, cwd: Path |
         elif os.path.exists(abs_path):
             chosen.setdefault(abs_path, display)
         else:
-            result.errors.append(FileError(display, "no such file or directory"))
+            result.errors.append(FileError(display, _missing(abs_path)))
     result.files = sorted(chosen.values())
     return result

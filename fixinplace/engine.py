@@ -37,6 +37,7 @@ from typing import Callable, Iterable, Protocol, Sequence
 from fixinplace import prefilter
 from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
+from fixinplace.reading import NotRegularFile, TooLarge, os_reason, read_regular_bytes
 from fixinplace.settings import Settings
 
 
@@ -84,22 +85,18 @@ def _megabytes(n: int) -> str:
 
 
 def read_source_bytes(path: str, max_size: int | None = None) -> bytes:
-    """The bytes of one file; huge, unreadable or binary files raise `SourceError`."""
+    """The bytes of one file; huge, unreadable, binary or non-regular files (a FIFO, a device) raise
+    `SourceError`."""
     max_size = Settings().max_file_size if max_size is None else max_size
     try:
-        size = os.stat(path).st_size
-        if size > max_size:
-            raise SourceError(
-                f"file too large: {_megabytes(size)} exceeds the {_megabytes(max_size)} limit (max-file-size)"
-            )
-        with open(path, "rb") as f:
-            data = f.read(max_size + 1)
-    except IsADirectoryError:
-        raise SourceError("is a directory") from None
+        data = read_regular_bytes(path, max_size)
+    except TooLarge as e:
+        raise SourceError(f"file too large: {_megabytes(e.args[0])} exceeds the {_megabytes(max_size)} limit "
+                          "(max-file-size)") from None
+    except NotRegularFile as e:
+        raise SourceError(str(e)) from None
     except OSError as e:
-        raise SourceError(f"cannot read: {e.strerror or e}") from None
-    if len(data) > max_size:
-        raise SourceError(f"file too large: exceeds the {_megabytes(max_size)} limit (max-file-size)")
+        raise SourceError(f"cannot read: {os_reason(e)}") from None
     if b"\x00" in data:
         raise SourceError("binary file (contains NUL bytes), not Python source")
     return data
@@ -265,11 +262,12 @@ def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
 def _imports_in_place_writes(source_text: str, path: str) -> bool:
     """Whether a project module the file imports has an in-place write form: the file may run it (a training
     loop whose optimizer steps live in a trainer class of another file)."""
-    from fixinplace.analysis.project import dependency_files
+    from fixinplace.analysis.project import MAX_MODULE_BYTES, dependency_files
 
     for dependency in dependency_files(path, source_text):
         try:
-            if might_write_in_place(dependency.read_text(encoding="utf-8", errors="replace")):
+            data = read_regular_bytes(str(dependency), MAX_MODULE_BYTES)
+            if might_write_in_place(data.decode("utf-8", "replace")):
                 return True
         except OSError:
             continue
@@ -463,7 +461,7 @@ def _cached(path: str, settings: Settings, refine: Refine | None = None) -> tupl
     except SourceError:
         return None
     cache = _cache_for(settings, refine)
-    result = cache.get(cache.key(path, data), path)
+    result = cache.get(cache.key(path, data), path, data)
     if result is None:
         return None
     return result, (_text_of(data) if result.diagnostics else None)

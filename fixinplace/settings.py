@@ -290,7 +290,7 @@ def find_config(start: Path) -> Path | None:
     start = start.absolute()
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and read_pyproject(candidate) is not None:
+        if os.path.isfile(candidate) and read_pyproject(candidate) is not None:
             return candidate
     return None
 
@@ -300,7 +300,7 @@ def common_folder(paths: Sequence[str], cwd: Path) -> Path:
     folders = []
     for p in paths:
         ap = Path(os.path.normpath(cwd / p))
-        folders.append(ap if ap.is_dir() else ap.parent)
+        folders.append(ap if os.path.isdir(ap) else ap.parent)  # False, not an error, when it cannot be stat-ed
     if not folders:
         return cwd
     try:

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from fixinplace.lines import line_texts
+from fixinplace.reading import read_regular_bytes
 
 MAX_MODULES = 8  # project modules run for one file, the first ones it uses (on a large package, more cost
 # several times the time for no finding: measured on transformers' modeling files)
@@ -125,7 +126,7 @@ def _cached_imports(path: Path, mtime_ns: int, size: int) -> tuple[Path, ...]:
     """The project files a module file imports (one scan per process while the file is unchanged)."""
     del mtime_ns, size  # part of the cache key only
     try:
-        return _imports_in_text(path, path.read_text(encoding="utf-8-sig", errors="replace"))
+        return _imports_in_text(path, read_regular_bytes(str(path), MAX_MODULE_BYTES).decode("utf-8-sig", "replace"))
     except OSError:
         return ()
 
@@ -203,9 +204,7 @@ def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, ast.Module, frozen
     package import the same modules). Trees are shared, never modified."""
     del mtime_ns, size  # part of the cache key only
     try:
-        data = Path(path).read_bytes()
-        if len(data) > MAX_MODULE_BYTES:
-            return None
+        data = read_regular_bytes(path, MAX_MODULE_BYTES)
         source = data.decode("utf-8-sig")
         tree = ast.parse(source, filename=path)
         return source, tree, frozenset(id(node) for node in ast.walk(tree)), tuple(line_texts(source))

@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line
+from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line, printable_path
 from fixinplace.engine import SourceError, decode_source_bytes, read_source_bytes
 from fixinplace.lines import split_lines
 from fixinplace.settings import Settings
@@ -144,6 +144,13 @@ def display_path(path: str, cwd: str | None = None) -> str:
     return shown.replace(os.sep, "/")
 
 
+def diff_name(side: str, path: str) -> str:
+    """A diff header's file name (`a/path`), quoted and escaped as git writes it when the path has a character
+    that cannot be printed (a line break would end the header)."""
+    name = f"{side}/{path}"
+    return name if name.isprintable() else '"' + printable_path(name).replace('"', '\\"') + '"'
+
+
 _NO_NEWLINE = "\\ No newline at end of file\n"
 
 
@@ -154,7 +161,8 @@ def unified_diff(old: str, new: str, shown_path: str) -> str:
     without an ending is followed by git's `\\ No newline at end of file` marker. Empty when the texts are equal.
     """
     out: list[str] = []
-    for line in difflib.unified_diff(split_lines(old), split_lines(new), f"a/{shown_path}", f"b/{shown_path}"):
+    for line in difflib.unified_diff(split_lines(old), split_lines(new), diff_name("a", shown_path),
+                                     diff_name("b", shown_path)):
         if line.endswith(("\n", "\r")):
             out.append(line)
         else:
@@ -177,8 +185,9 @@ def validate_diff(diff: str, old: str, new: str, shown_path: str) -> None:
     if len(patch_set) != 1:
         raise PatchError(f"internal error: the diff has {len(patch_set)} files instead of 1")
     (patched,) = patch_set
-    if patched.source_file != f"a/{shown_path}" or patched.target_file != f"b/{shown_path}":
-        raise PatchError(f"internal error: the diff names {patched.source_file!r} instead of 'a/{shown_path}'")
+    if patched.source_file != diff_name("a", shown_path) or patched.target_file != diff_name("b", shown_path):
+        raise PatchError(f"internal error: the diff names {patched.source_file!r} instead of "
+                         f"{diff_name('a', shown_path)!r}")
     old_lines = split_lines(old)
     rebuilt: list[str] = []
     position = 0  # lines of `old` consumed

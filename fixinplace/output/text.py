@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.diagnostics import Diagnostic, Severity, printable_path
 from fixinplace.engine import Report
 
 _RESET = "\x1b[0m"
@@ -50,7 +50,7 @@ def _display_width_prefix(line: str, column: int) -> tuple[str, int]:
 def header(d: Diagnostic, style: _Style) -> str:
     sev = d.severity
     return (
-        f"{style(d.path, _BOLD)}:{d.line}:{d.column}: {style(d.code, _SEVERITY_COLOR[sev])} "
+        f"{style(printable_path(d.path), _BOLD)}:{d.line}:{d.column}: {style(d.code, _SEVERITY_COLOR[sev])} "
         f"[{style(sev.value, _SEVERITY_COLOR[sev])}] {d.message}"
     )
 
@@ -76,7 +76,7 @@ def snippet(d: Diagnostic, lines: list[str] | None, style: _Style) -> list[str]:
     else:
         indent = " "
     for r in d.related:
-        out.append(f"{indent} {style('= note:', _BOLD)} {d.path}:{r.line}:{r.column}: {r.message}")
+        out.append(f"{indent} {style('= note:', _BOLD)} {printable_path(d.path)}:{r.line}:{r.column}: {r.message}")
     return out
 
 
@@ -114,7 +114,7 @@ def render(report: Report, *, color: bool = False, quiet: bool = False) -> str:
         out.extend(snippet(d, split_cache[d.path], style))
         out.append("")
     for e in report.errors:
-        out.append(f"{style(e.path, _BOLD)}: {style('error', _SEVERITY_COLOR[Severity.ERROR])}: {e.message}")
+        out.append(f"{style(printable_path(e.path), _BOLD)}: {style('error', _SEVERITY_COLOR[Severity.ERROR])}: {e.message}")
     if not quiet:
         if report.errors:
             out.append("")
