@@ -5,9 +5,9 @@
                      [--output-file FILE] [--jobs N] [--no-cache]
     fixinplace fix PATH... [--apply] [--unsafe-fixes] [--select CODES] [--ignore CODES]
                    [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
-                   [--verify [--timeout S]]
+                   [--verify [--timeout S] [--memory SIZE]]
     fixinplace verify PATH... [--entry NAME [--inputs NAME]] [--device cpu|cuda|all] [--format text|json]
-                      [--timeout S] [--unsafe-fixes]
+                      [--timeout S] [--memory SIZE] [--unsafe-fixes]
     fixinplace trace [--format text|json] [--output-file FILE] [-m] SCRIPT|MODULE [ARGS...]
     fixinplace --version
 
@@ -34,7 +34,7 @@ from typing import List, Optional
 import typer
 
 from fixinplace import __version__
-from fixinplace.diagnostics import one_line
+from fixinplace.diagnostics import one_line, printable_path
 
 try:  # typer >= 0.2x vendors click
     from typer._click.exceptions import ClickException, UsageError
@@ -124,6 +124,11 @@ ExcludeOption = Annotated[
 TimeoutOption = Annotated[
     float,
     typer.Option("--timeout", metavar="S", help="Seconds each verification run may take before it is stopped."),
+]
+MemoryOption = Annotated[
+    Optional[str],
+    typer.Option("--memory", metavar="SIZE", help="Cap on the private memory of each process of the verified code "
+                 "(4G, 512M, ..., or none) [default: half the machine's memory].", show_default=False),
 ]
 UnsafeFixesOption = Annotated[
     Optional[bool],
@@ -271,6 +276,7 @@ def fix(
                      "only the fixes of the files whose verification came out `verified`."),
     ] = False,
     timeout: TimeoutOption = 60.0,
+    memory: MemoryOption = None,
 ) -> None:
     """Rewrite the hazardous in-place writes out of place: print the diff, or rewrite the files with --apply."""
     from fixinplace.fix.files import run_fix
@@ -280,13 +286,14 @@ def fix(
                               fix_style=fix_style)
     if timeout <= 0:
         raise _fail("--timeout must be positive")
+    memory_cap = _memory(memory)
     report = run_fix(targets, settings, apply=apply and not verify)
     if verify:
-        _keep_verified(report, settings, apply, timeout)
+        _keep_verified(report, settings, apply, timeout, memory_cap)
     if not apply:
         _write_stdout(b"".join(p.diff_bytes() for p in report.patches))
     for error in report.errors:
-        print(f"{error.path}: error: {error.message}", file=sys.stderr)
+        print(f"{printable_path(error.path)}: error: {error.message}", file=sys.stderr)
     if not quiet:
         summary = "\n".join(_fix_summary(report)) + "\n"
         if apply:
@@ -311,13 +318,13 @@ def _fix_summary(report) -> List[str]:
             "unsafe fix; review and apply with `--unsafe-fixes`:"
         )
         for d in unsafe_only:
-            lines.append(f"  {d.path}:{d.line}:{d.column}: {d.code} {d.fix.description}")
+            lines.append(f"  {printable_path(d.path)}:{d.line}:{d.column}: {d.code} {d.fix.description}")
     if report.errors:
         lines.append(f"{_plural(len(report.errors), 'path')} could not be fixed (see the errors above).")
     return lines
 
 
-def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
+def _keep_verified(report, settings, apply: bool, timeout: float, memory: Optional[int]) -> None:
     """`fix --verify`: verify every patched file. A file whose fixes verify together keeps them all; otherwise each
     fix is verified alone, and the file keeps the fixes that verified (verified again together), the others staying
     in `remaining`. With `apply`, the kept patches are written."""
@@ -328,7 +335,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
     report.apply = apply
     changed = [o for o in report.outcomes if o.patch is not None and o.patch.changed]
     verification = verify_pairs([pair_of(o.path, o.patch.source.text, o.patch.new_text, o.applied) for o in changed],
-                                timeout=timeout)
+                                timeout=timeout, memory=memory)
     # Files whose fixes do not verify together: each fix alone (one child process for all of them).
     singles: dict[str, list] = {}
     for o in changed:
@@ -337,7 +344,8 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
                 alone = fix_text(o.patch.source.text, o.path, settings, only=_among({_hazard(d)}))
                 singles.setdefault(o.path, []).append((d, pair_of(f"{o.path}#{index}", o.patch.source.text,
                                                                   alone.source, alone.applied)))
-    alone_report = verify_pairs([pair for items in singles.values() for _, pair in items], timeout=timeout) \
+    alone_report = verify_pairs([pair for items in singles.values() for _, pair in items], timeout=timeout,
+                                memory=memory) \
         if singles else None
     subsets = {}  # path -> the file fixed with only the fixes that verified alone
     for o in changed:
@@ -349,13 +357,14 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
             if status != "verified":
                 reason = next((r["reason"] for r in alone_report.results if r["path"] == pair.path
                                and r["status"] != "verified"), "")
-                print(f"{o.path}:{d.line}: {d.code} fix not applied ({d.fix.description if d.fix else 'fix'}): "
+                print(f"{printable_path(o.path)}:{d.line}: {d.code} fix not applied ({d.fix.description if d.fix else 'fix'}): "
                       f"verification {status or 'gave no result'}" + (f": {reason}" if reason else ""),
                       file=sys.stderr)
         if good:
             subsets[o.path] = fix_text(o.patch.source.text, o.path, settings, only=_among({_hazard(d) for d in good}))
     together = verify_pairs([pair_of(o.path, o.patch.source.text, subsets[o.path].source, subsets[o.path].applied)
-                             for o in changed if o.path in subsets], timeout=timeout) if subsets else None
+                             for o in changed if o.path in subsets], timeout=timeout, memory=memory) \
+        if subsets else None
     for o in changed:
         status = verification.status_of(o.path)
         kept = None
@@ -377,17 +386,17 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
             rows = verification.results if o.path not in subsets else together.results
             reasons = [r["reason"] for r in rows if r["path"] == o.path and r["status"] != "verified"]
             if o.path not in singles:
-                print(f"{o.path}: fix not applied: verification {status or 'gave no result'}"
+                print(f"{printable_path(o.path)}: fix not applied: verification {status or 'gave no result'}"
                       + (f": {reasons[0]}" if reasons else ""), file=sys.stderr)
             elif o.path in subsets:
-                print(f"{o.path}: fixes not applied: each verified alone, not together"
+                print(f"{printable_path(o.path)}: fixes not applied: each verified alone, not together"
                       + (f": {reasons[0]}" if reasons else ""), file=sys.stderr)
             o.remaining = [d for d in o.applied if d.severity.value in ("error", "warning")] + o.remaining
             o.applied = []
             o.patch = None
             continue
         for d in kept:
-            print(f"{o.path}:{d.line}: {d.code} verified ({d.fix.description if d.fix else 'fix'})", file=sys.stderr)
+            print(f"{printable_path(o.path)}:{d.line}: {d.code} verified ({d.fix.description if d.fix else 'fix'})", file=sys.stderr)
         if apply:
             try:
                 write_patch(o.patch)
@@ -395,6 +404,27 @@ def _keep_verified(report, settings, apply: bool, timeout: float) -> None:
             except PatchError as e:
                 o.error = FileError(o.path, one_line(e))
                 report.errors.append(o.error)
+
+
+_UNITS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _memory(value: Optional[str]) -> Optional[int]:
+    """The bytes of a --memory SIZE (`4G`, `512M`, `1.5GiB`; None for `none`), its default when not given."""
+    from fixinplace.verify.runner import DEFAULT_MEMORY, MIN_MEMORY, size_text
+
+    if value is None:
+        return DEFAULT_MEMORY
+    text = value.strip().upper().removesuffix("B").removesuffix("I")
+    if text == "NONE":
+        return None
+    try:
+        size = int(float(text[:-1]) * _UNITS[text[-1:]])
+    except (KeyError, ValueError, OverflowError):
+        raise _fail(f"--memory: {value!r} is not a size such as 4G or 512M, or none") from None
+    if size < MIN_MEMORY:
+        raise _fail(f"--memory must be at least {size_text(MIN_MEMORY)} (importing torch alone takes about 300 MiB)")
+    return size
 
 
 def _hazard(d) -> tuple[int, int, str]:
@@ -442,6 +472,7 @@ def verify(
         VerifyFormat, typer.Option("--format", help="Report format.", case_sensitive=False)
     ] = VerifyFormat.text,
     timeout: TimeoutOption = 60.0,
+    memory: MemoryOption = None,
     unsafe_fixes: Annotated[
         Optional[bool],
         typer.Option("--unsafe-fixes/--no-unsafe-fixes", help="Also verify the unsafe fixes [default: the config's "
@@ -466,23 +497,24 @@ def verify(
         raise _fail("--inputs needs --entry")
     if timeout <= 0:
         raise _fail("--timeout must be positive")
+    memory_cap = _memory(memory)
     targets = list(paths)
     settings = _load_settings(None, targets, None, None, None, None, unsafe_fixes=unsafe_fixes)
     found = discover(targets, settings)
-    errors = [f"{e.path}: error: {e.message}" for e in found.errors]
+    errors = [f"{printable_path(e.path)}: error: {e.message}" for e in found.errors]
     pairs = []
     for path in found.files:
         try:
             text = read_file(path, settings.max_file_size).text
             pair = fix_pair(path, text, settings)
         except (SourceError, PatchError, OSError) as e:
-            errors.append(f"{path}: error: {one_line(e)}")
+            errors.append(f"{printable_path(path)}: error: {one_line(e)}")
             continue
         for name in (entry, inputs):
             if name and ":" not in name and pair.original != pair.patched and not defines(pair.original, name):
                 raise _fail(f"{path}: no top-level {name!r} in this file")
         pairs.append(pair)
-    report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout)
+    report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout, memory=memory_cap)
     if output_format is VerifyFormat.json:
         _write_stdout(render_json(report))
     else:

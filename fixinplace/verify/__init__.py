@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from fixinplace.verify.declare import declared_inputs
 from fixinplace.verify.plan import NO_INPUTS, Changed, changed_functions, defines, zero_arg_main
-from fixinplace.verify.runner import DEFAULT_TIMEOUT, run_jobs
+from fixinplace.verify.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, run_jobs
 
 DEVICES = ("cpu", "cuda", "all")
 
@@ -82,8 +82,10 @@ def _skip(device: str, reason: str) -> list[dict]:
 
 
 def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str | None = None,
-                 device: str = "all", timeout: float = DEFAULT_TIMEOUT) -> VerifyReport:
-    """Verify (original, patched) text pairs; all runs share one child process (a hang costs one job)."""
+                 device: str = "all", timeout: float = DEFAULT_TIMEOUT,
+                 memory: int | None = DEFAULT_MEMORY) -> VerifyReport:
+    """Verify (original, patched) text pairs; all runs share one child process (a hang costs one job), whose
+    processes each have at most `memory` bytes of private memory (None: no cap)."""
     report = VerifyReport()
     jobs: list[dict] = []
     plan: list[tuple[FilePair, list[Changed], object]] = []  # (pair, functions, job id or skip rows)
@@ -125,7 +127,7 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             else:
                 for fn in uncovered:
                     plan.append((pair, [fn], _skip(device, f"{NO_INPUTS} ({fn.synth.reason})")))
-    results = run_jobs(jobs, timeout) if jobs else {}
+    results = run_jobs(jobs, timeout, memory) if jobs else {}
     for pair, covers, how in plan:
         per_device = results[how] if isinstance(how, int) else how
         for fn in covers:
@@ -157,4 +159,5 @@ def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
     return FilePair(path, original, patched, codes, fixes)
 
 
-__all__ = ["DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "pair_of", "verify_pairs"]
+__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "pair_of",
+           "verify_pairs"]

@@ -4,6 +4,17 @@ The parent never imports torch nor the user's code. All jobs go to one child (to
 `timeout` seconds from the moment the previous one finished (the first from the moment torch is imported). A job
 that runs past it, or a child that dies, is reported `failed` for that job; the child is then killed and a fresh
 one runs the remaining jobs.
+
+Containment, guaranteed when `run_jobs` returns:
+
+- no process the user code started is left running, on Linux even one that started a session of its own or
+  daemonised, and also after a timeout or a crash of the child: the child is a subreaper that runs the jobs in a
+  worker process, so every descendant stays in its process tree, which is stopped and killed as a whole (from
+  /proc); elsewhere the child's process group is killed;
+- each process of the user code has at most `memory` bytes of private memory (RLIMIT_DATA: heap, anonymous and
+  private mappings; RLIMIT_AS would also count the address space that CUDA reserves); a result that ran out of it
+  says so;
+- the user code runs in a fresh temporary working directory, removed afterwards, not in the caller's.
 """
 
 from __future__ import annotations
@@ -11,12 +22,49 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 
 DEFAULT_TIMEOUT = 60.0
 STARTUP_GRACE = 120.0  # importing torch (cold caches) is not the user's code: it gets its own allowance
+MIN_MEMORY = 512 * 2**20  # importing torch alone takes about 300 MiB
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+_physical = _physical_memory()
+DEFAULT_MEMORY = max(_physical // 2, MIN_MEMORY) if _physical else None  # half the machine's memory
+
+# How running out of memory reads in a result or on the child's stderr (not CUDA's OutOfMemoryError: the GPU's
+# memory is not capped).
+_OUT_OF_MEMORY = re.compile(r"\bMemoryError\b|can't allocate memory|Cannot allocate memory|std::bad_alloc")
+
+
+def size_text(n: int) -> str:
+    """`12 GiB`, `512 MiB`: a size in bytes for messages."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
+
+
+def with_memory_cap(reason: str, memory: int | None, clue: str = "") -> str:
+    """`reason`, prefixed with what the memory cap did when it (or `clue`, the child's last words) says the user
+    code ran out of memory under it."""
+    if memory and _OUT_OF_MEMORY.search(reason + "\n" + clue):
+        return f"the user code ran out of memory under the verify cap of {size_text(memory)} (--memory): {reason}"
+    return reason
 
 
 def _blank(status: str, reason: str, device: str, reference: str = "original") -> dict:
@@ -43,12 +91,16 @@ def _reader(stream, lines: "queue.Queue[str | None]") -> None:
     lines.put(None)
 
 
-def run_jobs(jobs: list[dict], timeout: float = DEFAULT_TIMEOUT) -> dict:
-    """{job id: [result per device]} for every job (never raises for what the user code does)."""
+def run_jobs(jobs: list[dict], timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY) -> dict:
+    """{job id: [result per device]} for every job (never raises for what the user code does); `memory`: the cap on
+    each user process's private memory in bytes (None: no cap)."""
+    # The child runs in a temporary folder: the paths it is given must not depend on the working directory.
+    jobs = [dict(j, path=os.path.abspath(j["path"]), root=os.path.abspath(j["root"]) if j.get("root") else "")
+            for j in jobs]
     results: dict = {}
     pending = list(jobs)
     while pending:
-        done = _run_batch(pending, timeout, results)
+        done = _run_batch(pending, timeout, memory, results)
         pending = [j for j in pending if j["id"] not in results]
         if not done and pending and pending[0]["id"] not in results:  # pragma: no cover - defensive
             for j in pending:
@@ -57,20 +109,26 @@ def run_jobs(jobs: list[dict], timeout: float = DEFAULT_TIMEOUT) -> dict:
     return results
 
 
-def _run_batch(jobs: list[dict], timeout: float, results: dict) -> bool:
+def _run_batch(jobs: list[dict], timeout: float, memory: int | None, results: dict) -> bool:
     """Run `jobs` in one child until they are done or one fails hard; False when the child gave nothing."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fixinplace.verify.child"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, encoding="utf-8", errors="replace", env=_child_env(), cwd=os.getcwd(),
-        start_new_session=True,
-    )
+    workdir = tempfile.mkdtemp(prefix="fixinplace-verify-")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fixinplace.verify.child"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, encoding="utf-8", errors="replace", env=_child_env(), cwd=workdir,
+            start_new_session=True,
+        )
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     lines: "queue.Queue[str | None]" = queue.Queue()
     errors: list[str] = []
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
-    threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
+    stderr_reader = threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True)
+    stderr_reader.start()
     try:
-        proc.stdin.write(json.dumps({"jobs": jobs}))
+        proc.stdin.write(json.dumps({"jobs": jobs, "memory": memory, "cwd": os.getcwd()}))
         proc.stdin.close()
     except (BrokenPipeError, OSError):
         pass
@@ -92,11 +150,16 @@ def _run_batch(jobs: list[dict], timeout: float, results: dict) -> bool:
                     job, "failed", f"timed out after {timeout:g} s (the user code hangs or is too slow; --timeout)")
                 return True
             if line is None:  # the child died (a crash in user code, os._exit, a signal)
-                proc.wait(timeout=5)
-                tail = "".join(errors[-3:]).strip().splitlines()[-1:] if errors else []
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:  # pragma: no cover - killed below
+                    pass
+                stderr_reader.join(timeout=2)  # its last lines say why
+                tail = "".join(errors[-20:]).strip().splitlines()
                 why = f"the verification process exited with code {proc.returncode}"
                 if tail:
-                    why += f": {tail[0][:200]}"
+                    why += f": {tail[-1][:200]}"
+                why = with_memory_cap(why, memory, clue="\n".join(tail))
                 if not ready:
                     for j in jobs[index:]:
                         results[j["id"]] = _device_rows(j, "failed", why)
@@ -110,8 +173,9 @@ def _run_batch(jobs: list[dict], timeout: float, results: dict) -> bool:
             if "ready" in message:
                 ready = True
                 if not message["ready"]:
+                    reason = with_memory_cap(message.get("error", "torch is not available"), memory)
                     for j in jobs[index:]:
-                        results[j["id"]] = _device_rows(j, "skipped", message.get("error", "torch is not available"))
+                        results[j["id"]] = _device_rows(j, "skipped", reason)
                     return True
                 continue
             if message.get("job") == job["id"]:
@@ -121,15 +185,81 @@ def _run_batch(jobs: list[dict], timeout: float, results: dict) -> bool:
         return progressed
     finally:
         _stop(proc)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _stop(proc: subprocess.Popen) -> None:
+    """Kill the child and every process under it, then reap the child."""
     if proc.poll() is None:
+        kill_tree(proc.pid)
         try:
-            os.killpg(proc.pid, 9)  # the child runs in its own session: its own children go too
+            os.killpg(proc.pid, signal.SIGKILL)  # the child runs in its own session (all there is off Linux)
         except (ProcessLookupError, PermissionError, OSError):
             proc.kill()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:  # pragma: no cover
         pass
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """(state, parent pid) of a process, from /proc; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()  # the name before `)` may hold spaces
+    except (OSError, IndexError):
+        return None
+    return fields[0].decode(), int(fields[1])
+
+
+def _descendants(root: int) -> set[int]:
+    """Every process below `root` (Linux: from /proc; elsewhere none)."""
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return set()
+    children: dict[int, list[int]] = {}
+    for pid in pids:
+        stat = _stat(pid)
+        if stat:
+            children.setdefault(stat[1], []).append(pid)
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_tree(root: int, include_root: bool = True) -> None:
+    """SIGKILL every process below `root`, and `root` unless `include_root` is false (Linux; elsewhere nothing)."""
+    if not os.path.isdir("/proc/self"):
+        return
+    # Each process is stopped first, so that none can start another (or reparent it) while the tree is read; the
+    # tree is final once a read finds nothing new after every process found before it had stopped.
+    stopped: set[int] = set()
+    if include_root:
+        _signal(root, signal.SIGSTOP)
+        stopped.add(root)
+    deadline = time.monotonic() + 2.0
+    while True:
+        settled = all((_stat(pid) or ("X", 0))[0] in "TtZXx" for pid in stopped)
+        new = _descendants(root) - stopped
+        for pid in new:
+            _signal(pid, signal.SIGSTOP)
+        stopped |= new
+        if (settled and not new) or time.monotonic() > deadline:  # past it: something sits in the kernel
+            break
+        if not new:
+            time.sleep(0.005)
+    for pid in stopped:
+        _signal(pid, signal.SIGKILL)
