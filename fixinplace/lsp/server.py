@@ -4,8 +4,11 @@ Every analysis is `fixinplace.engine.check_source` on the editor's text (never t
 diagnostic is the checked fix `fixinplace fix` would apply (`fixinplace.fix.offer`: the text rewritten and analysed
 again), computed only when asked for: for the diagnostics under a code action's range, or under the hover; a quick
 fix applies it, fix-all runs `fixinplace.fix.fix_text` exactly as `fixinplace fix` does. A text that does not parse keeps its last good diagnostics. Nothing imports or runs user
-code. Analyses run in one worker thread so that the event loop keeps answering; a change debounces the next
-analysis by `DEBOUNCE_S`.
+code. The event loop only reads messages and answers: diagnostics are computed in one worker thread (a change
+debounces the next analysis by `DEBOUNCE_S`), each hover and code action in a thread of its own, so that a fix-all
+that takes a minute on a large file delays nothing else, and a cancelled request is answered at once. A result
+computed for a text the document no longer has is dropped. Messages are read by `framing.serve_messages`, which
+skips a malformed one instead of losing its place in the stream.
 """
 
 from __future__ import annotations
@@ -13,12 +16,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Callable, Optional, TypeVar
 
 from lsprotocol import types
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -29,9 +35,11 @@ from fixinplace.engine import SourceError, check_source
 from fixinplace.lsp.convert import fix_title, hover_text, text_lines, to_character, to_lsp, to_range
 from fixinplace.lsp.document import use_source_lines
 from fixinplace.lsp.edits import minimal_edits
+from fixinplace.lsp.framing import serve_messages
 from fixinplace.settings import ConfigError, Settings, load_settings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEBOUNCE_S = 0.3
 FIX_ALL_KIND = "source.fixAll.fixinplace"
@@ -44,6 +52,25 @@ class DocState:
     text: str | None = None  # the text the diagnostics below were computed from (the last text that parsed)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     task: asyncio.Task | None = None  # the pending debounced analysis
+    # The last fix-all: for which (text, settings), and its edits (a future while they are computed).
+    fix_all: tuple[tuple[str, Settings], asyncio.Future] | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A document as a request found it: all that the work done off the event loop reads."""
+
+    uri: str
+    path: str
+    text: str
+    settings: Settings
+    diagnostics: list[Diagnostic] | None  # those published for `text`; None when not computed yet
+
+    def analysed(self) -> list[Diagnostic] | None:
+        """The diagnostics of `text` (analysed now when not computed yet), None when it does not parse."""
+        if self.diagnostics is not None:
+            return self.diagnostics
+        return FixinplaceServer._analyse(self.text, self.path, self.settings)[0]
 
 
 def _client_options(raw: Any) -> dict[str, Any]:
@@ -78,6 +105,43 @@ class FixinplaceServer(LanguageServer):
         self.options: dict[str, Any] = {}
         self.docs: dict[str, DocState] = {}
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixinplace-analysis")
+
+    # transport ----------------------------------------------------------------------------------------------
+    # pygls's start_io/start_tcp, with `serve_messages` as the reader loop (pygls's loses its place in the stream
+    # after a malformed header: see framing.py). `_stop_event` and `_server` are what pygls's shutdown() stops.
+
+    def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None) -> None:
+        """Serve on stdin/stdout until the client exits or closes them."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        try:
+            asyncio.run(serve_messages(reader, self.protocol, self._stop_event))
+        except BrokenPipeError:
+            log.error("fixinplace lsp: the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve on TCP at host:port (one client at a time, as pygls does)."""
+        self._stop_event = stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await serve_messages(reader, self.protocol, stop_event)
+            self.shutdown()
+
+        async def main() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(main())
+        except asyncio.CancelledError:
+            pass
 
     # settings ---------------------------------------------------------------------------------------------
 
@@ -127,13 +191,6 @@ class FixinplaceServer(LanguageServer):
         if reason:
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error, message=reason))
 
-    def analyse_text(self, uri: str, text: str) -> list[Diagnostic] | None:
-        """The diagnostics of `text` (on the event loop), or None when it does not parse or the analysis failed."""
-        path = self.path_of(uri)
-        diagnostics, reason = self._analyse(text, path, self.settings_for(path))
-        self._report(reason)
-        return diagnostics
-
     async def analyse(self, uri: str, delay: float = 0.0) -> None:
         """Analyse the current text of a document (after `delay`) and publish its diagnostics."""
         if delay:
@@ -182,91 +239,162 @@ class FixinplaceServer(LanguageServer):
             state.task.cancel()
         state.task = asyncio.ensure_future(self.analyse(uri, delay))
 
-    def current(self, uri: str) -> tuple[str, list[Diagnostic]] | None:
-        """The current text of a document and its diagnostics (None when the current text does not parse)."""
+    def snapshot(self, uri: str) -> Snapshot:
+        """The current text of a document, with its settings and, when computed already, its diagnostics."""
         text = self.workspace.get_text_document(uri).source
-        state = self.docs.setdefault(uri, DocState())
-        if state.text == text:
-            return text, state.diagnostics
-        diagnostics = self.analyse_text(uri, text)
-        if diagnostics is None:
-            return None
-        return text, diagnostics
+        state = self.docs.get(uri)
+        path = self.path_of(uri)
+        known = state.diagnostics if state is not None and state.text == text else None
+        return Snapshot(uri, path, text, self.settings_for(path), known)
 
-    # code actions -----------------------------------------------------------------------------------------
+    def is_current(self, snapshot: Snapshot) -> bool:
+        """Whether the document still has the text of `snapshot` (a result computed for another text is dropped:
+        its edits and ranges would land in the wrong place)."""
+        try:
+            return self.workspace.get_text_document(snapshot.uri).source == snapshot.text
+        except OSError:  # closed meanwhile, and not on disk
+            return False
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
-        uri = params.text_document.uri
-        found = self.current(uri)
-        if found is None:
-            return []
-        text, diagnostics = found
+    # code actions and hover: computed off the event loop --------------------------------------------------
+
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        snapshot = self.snapshot(params.text_document.uri)
         only = params.context.only
-        lines = text_lines(text)
-        settings = self.settings_for(self.path_of(uri))
-        actions: list[types.CodeAction] = []
 
         def wanted(kind: str) -> bool:
             return not only or any(kind == k or kind.startswith(k + ".") for k in only)
 
+        actions: list[types.CodeAction] = []
         if wanted(types.CodeActionKind.QuickFix):
-            from fixinplace.fix import apply_offered, offer
-
-            near = [d for d in diagnostics if d.severity is not Severity.INFO
-                    and _overlaps(to_lsp(d, lines, uri).range, params.range)]
-            # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about.
-            for d in offer(text, self.path_of(uri), near, settings) if near else []:
-                if d.fix is None:
-                    continue
-                if d.fix.applicability != "safe" and not settings.unsafe_fixes:
-                    continue
-                lsp_d = to_lsp(d, lines, uri)
-                if not _overlaps(lsp_d.range, params.range):
-                    continue
-                new_text = apply_offered(text, self.path_of(uri), d)
-                if new_text is None or new_text == text:
-                    continue
-                actions.append(
-                    types.CodeAction(
-                        title=fix_title(d),
-                        kind=types.CodeActionKind.QuickFix,
-                        diagnostics=[lsp_d],
-                        is_preferred=d.fix.applicability == "safe",
-                        edit=types.WorkspaceEdit(changes={uri: minimal_edits(text, new_text)}),
-                    )
-                )
+            actions += await in_thread(quick_fixes, snapshot, params.range)
         if wanted(FIX_ALL_KIND):
-            from fixinplace.fix import fix_text
-
-            result = fix_text(text, self.path_of(uri), settings)
-            if result.source != text:
+            edits = await self.shared_fix_all(snapshot)
+            if edits:
                 actions.append(
                     types.CodeAction(
                         title="fixinplace: fix all autofixable hazards",
                         kind=FIX_ALL_KIND,
-                        edit=types.WorkspaceEdit(changes={uri: minimal_edits(text, result.source)}),
+                        edit=types.WorkspaceEdit(changes={snapshot.uri: edits}),
                     )
                 )
-        return actions
+        return actions if self.is_current(snapshot) else []
 
-    def hover(self, params: types.HoverParams) -> types.Hover | None:
-        uri = params.text_document.uri
-        found = self.current(uri)
-        if found is None:
-            return None
-        text, diagnostics = found
-        lines = text_lines(text)
-        line, column = to_character(lines, params.position)
-        hits = [d for d in diagnostics if (d.line, d.column) <= (line, column) <= (d.end_line, d.end_column)]
-        if not hits:
-            return None
-        from fixinplace.fix import offer
+    async def shared_fix_all(self, snapshot: Snapshot) -> list[types.TextEdit]:
+        """The edits of fix-all on the snapshot's text. One computation per text and settings, shared: an editor
+        that gives up on a slow fix-all (cancels it) and asks again for the same text gets the same run."""
+        state = self.docs.setdefault(snapshot.uri, DocState())
+        key = (snapshot.text, snapshot.settings)
+        if state.fix_all is None or state.fix_all[0] != key:
+            state.fix_all = (key, in_thread(fix_all_edits, snapshot))
+        # shield: cancelling this request leaves the run to the requests that share it
+        return await asyncio.shield(state.fix_all[1])
 
-        hits = offer(text, self.path_of(uri), hits, self.settings_for(self.path_of(uri)))  # the fix each one gets
-        return types.Hover(
-            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(hover_text(d) for d in hits)),
-            range=to_range(lines, hits[0]),
+    async def hover(self, params: types.HoverParams) -> types.Hover | None:
+        snapshot = self.snapshot(params.text_document.uri)
+        found = await in_thread(hover_of, snapshot, params.position)
+        return found if self.is_current(snapshot) else None
+
+
+# The work of a request, done in a thread: it reads its snapshot, never the server's state. -------------------
+
+
+def quick_fixes(snapshot: Snapshot, rng: types.Range) -> list[types.CodeAction]:
+    """A quick fix for each diagnostic in `rng` that has one."""
+    diagnostics = snapshot.analysed()
+    if not diagnostics:
+        return []
+    from fixinplace.fix import apply_offered, offer
+
+    uri, path, text, settings = snapshot.uri, snapshot.path, snapshot.text, snapshot.settings
+    lines = text_lines(text)
+    near = [d for d in diagnostics if d.severity is not Severity.INFO and _overlaps(to_lsp(d, lines, uri).range, rng)]
+    actions = []
+    # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about.
+    for d in offer(text, path, near, settings) if near else []:
+        if d.fix is None:
+            continue
+        if d.fix.applicability != "safe" and not settings.unsafe_fixes:
+            continue
+        lsp_d = to_lsp(d, lines, uri)
+        if not _overlaps(lsp_d.range, rng):
+            continue
+        new_text = apply_offered(text, path, d)
+        if new_text is None or new_text == text:
+            continue
+        actions.append(
+            types.CodeAction(
+                title=fix_title(d),
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[lsp_d],
+                is_preferred=d.fix.applicability == "safe",
+                edit=types.WorkspaceEdit(changes={uri: minimal_edits(text, new_text)}),
+            )
         )
+    return actions
+
+
+def fix_all_edits(snapshot: Snapshot) -> list[types.TextEdit]:
+    """The edits that make the text what `fixinplace fix` makes of it; none when it does not parse."""
+    from fixinplace.fix import fix_text
+
+    try:
+        fixed = fix_text(snapshot.text, snapshot.path, snapshot.settings).source
+    except SourceError:
+        return []
+    except Exception:  # logged here: the run may have no request left to report it to
+        log.exception("fix-all failed")
+        return []
+    return minimal_edits(snapshot.text, fixed) if fixed != snapshot.text else []
+
+
+def hover_of(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
+    """What the diagnostics at `position` say, each with the fix it gets."""
+    diagnostics = snapshot.analysed()
+    if not diagnostics:
+        return None
+    lines = text_lines(snapshot.text)
+    line, column = to_character(lines, position)
+    hits = [d for d in diagnostics if (d.line, d.column) <= (line, column) <= (d.end_line, d.end_column)]
+    if not hits:
+        return None
+    from fixinplace.fix import offer
+
+    hits = offer(snapshot.text, snapshot.path, hits, snapshot.settings)  # the fix each one gets
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(hover_text(d) for d in hits)),
+        range=to_range(lines, hits[0]),
+    )
+
+
+def in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """`fn(*args)` in a new daemon thread, as a future of the running event loop.
+
+    A thread per call rather than an executor: Python cannot stop a thread, so a cancelled request's work (a
+    fix-all may take a minute) is left to finish on its own, its result dropped, without holding up later
+    requests in a queue or the server's exit (an executor's threads are joined at exit)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # cancelled meanwhile
+            return
+        if error is None:
+            future.set_result(value)
+        else:
+            future.set_exception(error)
+
+    def run() -> None:
+        try:
+            value, error = fn(*args), None
+        except BaseException as e:  # handed to the awaiting request
+            value, error = None, e
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the loop is closed: the server has stopped
+            pass
+
+    threading.Thread(target=run, name=f"fixinplace-{fn.__name__}", daemon=True).start()
+    return future
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:
@@ -308,7 +436,7 @@ def create_server() -> FixinplaceServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FixinplaceServer, params: types.DidCloseTextDocumentParams) -> None:
-        state = ls.docs.pop(params.text_document.uri, None)
+        state = ls.docs.pop(params.text_document.uri, None)  # with its fix-all run, if any
         if state is not None and state.task is not None:
             state.task.cancel()
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
@@ -317,17 +445,18 @@ def create_server() -> FixinplaceServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False),
     )
-    def code_action(ls: FixinplaceServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_action(ls: FixinplaceServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        # async: pygls answers a $/cancelRequest by cancelling the task (RequestCancelled), which stops the wait
         try:
-            return ls.code_actions(params)
+            return await ls.code_actions(params)
         except Exception:
             log.exception("code actions failed")
             return []
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: FixinplaceServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: FixinplaceServer, params: types.HoverParams) -> types.Hover | None:
         try:
-            return ls.hover(params)
+            return await ls.hover(params)
         except Exception:
             log.exception("hover failed")
             return None
