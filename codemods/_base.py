@@ -109,15 +109,20 @@ class InPlaceFix(VisitorBasedCodemodCommand):
 def apply_codemod(codemod: type[InPlaceFix], tree: cst.Module, wrapper: MetadataWrapper | None, path: str,
                   facts: WriteFacts, **anchor: object) -> Optional[str]:
     """The text of `tree` rewritten by one codemod at one anchor, or None when it changed nothing."""
+    new = rewrite_tree(codemod, tree, wrapper, path, facts, **anchor)
+    return None if new is None else new.code
+
+
+def rewrite_tree(codemod: type[InPlaceFix], tree: cst.Module, wrapper: MetadataWrapper | None, path: str,
+                 facts: WriteFacts, **anchor: object) -> Optional[cst.Module]:
+    """`tree` rewritten by one codemod at one anchor, or None when it changed nothing."""
     context = CodemodContext(filename=path, wrapper=wrapper)
     command = codemod(context, facts, **anchor)
     try:
         new = command.transform_module(tree)
     except SkipFile:
         return None
-    if not command.applied:
-        return None
-    return new.code
+    return new if command.applied else None
 
 
 def shared_wrapper(tree: cst.Module) -> MetadataWrapper:

@@ -52,3 +52,24 @@ def test_fix_keeps_its_promises(path: Path, unsafe: bool, style: str) -> None:
         assert d.fix is not None and "{new}" not in d.fix.description and " ... `" not in d.fix.description
     again = fix_text(result.source, "p.py", settings)
     assert again.source == result.source and not again.applied, "fixing the fixed text again changed it"
+
+
+def test_many_hazards_in_many_functions_cost_a_few_analyses_and_fix_as_one_at_a_time():
+    """Fixing is not one analysis of the whole text per hazard: the first rewrites of many functions are made on
+    each function alone and checked together. The result is what fixing each function on its own gives."""
+    from fixinplace.fix.checked import fix_text
+    from fixinplace.settings import Settings
+
+    functions = [
+        "def f{i}(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n",
+        "def g{i}(x):\n    e = x.exp()\n    s = e.sum()\n    e[0] = 0.0\n    return s + e.sum()\n",
+        "class M{i}(torch.nn.Module):\n    def forward(self, x):\n        h = torch.sigmoid(x)\n        h *= 2\n"
+        "        h.clamp_(0, 1)\n        return h\n",
+    ]
+    parts = [functions[i % 3].format(i=i) for i in range(60)]
+    text = "import torch\n\n\n" + "\n\n".join(parts)
+    result = fix_text(text, "many.py", Settings())
+    alone = [fix_text("import torch\n\n\n" + part, "one.py", Settings()) for part in parts]
+    assert result.source == "import torch\n\n\n" + "\n\n".join(r.source.split("\n\n\n", 1)[1] for r in alone)
+    assert len(result.applied) == sum(len(r.applied) for r in alone) == 60 and not result.remaining
+    assert result.analyses <= 6, result.analyses  # one per hazard was 61

@@ -15,18 +15,21 @@ result changes nothing.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
+import re
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods._base import apply_codemod, shared_wrapper
 from fixinplace.deep import deep_call
 from fixinplace.diagnostics import Diagnostic, Severity, one_line
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.fix.candidates import Candidate, candidates
+from fixinplace.fix.units import Units, UnitRewrite
 from fixinplace.lines import split_lines
 from fixinplace.settings import Settings
 
@@ -43,6 +46,16 @@ class Version:
     hazards: list[Diagnostic]
     _tree: Optional[cst.Module] = None
     _wrapper: Optional[MetadataWrapper] = None
+    _units: Units | None | bool = None
+
+    def units(self) -> Optional[Units]:
+        """Its top-level functions and classes, to rewrite one at a time; None when LibCST does not reproduce the
+        text exactly (its lines are then kept by `keep_untouched_lines`, on the whole text)."""
+        if self._units is None:
+            tree, wrapper = self.tree()
+            self._units = Units(self.source, tree, wrapper.resolve(PositionProvider)) if tree.code == self.source \
+                else False
+        return self._units or None
 
     def tree(self) -> tuple[cst.Module, MetadataWrapper]:
         """The parsed module and a metadata wrapper over it, made once for all the candidates tried here."""
@@ -71,6 +84,9 @@ def keep_untouched_lines(source: str, round_trip: str, rewritten: str) -> str:
     return "".join(out)
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 class LineMap:
     """Which lines of the new text stand where each line of the old text stood (difflib over the lines the two
     texts do not share at their start and end)."""
@@ -91,12 +107,37 @@ class LineMap:
         self.blocks.append((len(a) - tail + 1, len(a) + 1, len(b) - tail + 1, len(b) + 1))
         self.first_added = next((b[j1 - 1] for (i1, i2, j1, j2) in self.blocks[1:-1]
                                  if j2 > j1 and (i2 - i1 != j2 - j1 or a[i1 - 1:i2 - 1] != b[j1 - 1:j2 - 1])), "")
+        self._ends = [i2 for _, i2, _, _ in self.blocks]
+
+    @classmethod
+    def of_splices(cls, old: str, rewrites: Sequence[UnitRewrite]) -> "LineMap":
+        """The map of `old` with each rewritten unit's code replaced (`Units.splice`): lines between units move as
+        a block, lines inside a unit are matched by difflib over that unit's lines only."""
+        self = cls.__new__(cls)
+        starts = [0]  # the offset where each line of `old` starts
+        starts += [m.end() for m in _LINE_END.finditer(old)]
+        blocks: list[tuple[int, int, int, int]] = []
+        old_line = new_line = 1
+        for rewrite in sorted(rewrites, key=lambda r: r.unit.offset):
+            first = bisect.bisect_right(starts, rewrite.unit.offset)  # the unit's first line (its code starts one)
+            a, b = split_lines(rewrite.unit.code), split_lines(rewrite.code)
+            blocks.append((old_line, first, new_line, new_line + first - old_line))
+            new_line += first - old_line
+            for _, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+                blocks.append((first + i1, first + i2, new_line + j1, new_line + j2))
+            old_line, new_line = first + len(a), new_line + len(b)
+        total = len(split_lines(old)) + 1
+        blocks.append((old_line, total, new_line, new_line + total - old_line))
+        self.blocks, self.first_added = blocks, ""
+        self._ends = [i2 for _, i2, _, _ in blocks]
+        return self
 
     def new_range(self, line: int, end_line: int) -> tuple[int, int]:
         """The new lines [start, end] that old lines [line, end_line] became (an empty block maps to the lines
         around it)."""
         starts, ends = [], []
-        for i1, i2, j1, j2 in self.blocks:
+        for k in range(bisect.bisect_left(self._ends, line), len(self.blocks)):
+            i1, i2, j1, j2 = self.blocks[k]
             if i2 <= line and not (i1 == i2 == line):
                 continue
             if i1 > end_line:
@@ -114,27 +155,33 @@ class LineMap:
         return min(starts), max(ends)
 
 
-def accepts(old: Version, new_source: str, new_hazards: list[Diagnostic], target: Diagnostic) -> bool:
-    """Whether a rewrite of `old` is kept: it parses, its target is no longer reported, and every error or warning
-    of the new text is one the old text had (at the same place, with the same code), other than the target."""
+def accepts(old: Version, new_source: str, new_hazards: list[Diagnostic], *targets: Diagnostic,
+            lines: Optional[LineMap] = None) -> bool:
+    """Whether a rewrite of `old` is kept: it parses, its targets are no longer reported, and every error or
+    warning of the new text is one the old text had (at the same place, with the same code), other than the
+    targets. `lines` maps the old text's lines to the new one's (by default, difflib over the two texts)."""
     try:
         ast.parse(new_source)
     except (SyntaxError, ValueError):
         return False
-    lines = LineMap(old.source, new_source)
-    unmatched = [d for d in old.hazards if d is not target]
+    lines = lines or LineMap(old.source, new_source)
+    skipped = {id(t) for t in targets}
+    # Each old hazard stands, in the new text, on a range of lines: indexed by (code, line), in the old order.
+    near: dict[tuple[str, int], list[int]] = {}
+    unmatched = [d for d in old.hazards if id(d) not in skipped]
+    for i, o in enumerate(unmatched):
+        lo, hi = lines.new_range(o.line, o.end_line)
+        for line in range(lo, hi + 1):
+            near.setdefault((o.code, line), []).append(i)
+    taken: set[int] = set()
     for d in new_hazards:
         match = None
-        for o in unmatched:
-            if o.code != d.code:
-                continue
-            lo, hi = lines.new_range(o.line, o.end_line)
-            if lo <= d.line <= hi:
-                if match is None or _text(o) == _text(d):
-                    match = o
+        for i in near.get((d.code, d.line), ()):
+            if i not in taken and (match is None or _text(unmatched[i]) == _text(d)):
+                match = i
         if match is None:
             return False
-        unmatched.remove(match)
+        taken.add(match)
     return True
 
 
@@ -195,6 +242,66 @@ class Checker:
         return None
 
 
+    def first_per_unit(self, version: Version, todo: list[tuple[Diagnostic, tuple]], alone: set
+                       ) -> list[tuple[Diagnostic, tuple, Candidate, UnitRewrite]]:
+        """For each top-level function or class whose first hazard to fix (in fixing order) is not in `alone`: that
+        hazard, its first allowed candidate that rewrites something, and that rewrite made on the unit alone.
+        A hazard whose candidate reaches outside its unit joins `alone` (it is fixed on the whole text)."""
+        try:
+            units = version.units()
+        except cst.ParserSyntaxError:
+            return []
+        if units is None:
+            return []
+        firsts: dict[int, tuple[Diagnostic, tuple]] = {}
+        for d, key in sorted(todo, key=lambda item: fixing_order(item[0])):
+            unit = units.holding([d.line])
+            if unit is not None and unit.index not in firsts:
+                firsts[unit.index] = (d, key)
+        picks = []
+        for d, key in firsts.values():
+            if key in alone:
+                continue  # an earlier hazard of this unit goes first, on the whole text
+            for candidate in candidates(d, self.style):
+                if not self.allowed(candidate):
+                    continue
+                rewrite = units.rewrite(candidate, d, self.path)
+                if rewrite is False:
+                    alone.add(key)
+                    break
+                if rewrite is not None:
+                    picks.append((d, key, candidate, rewrite))
+                    break
+        return picks
+
+    def batch(self, version: Version, picks: list, alone: set) -> Optional[tuple[Version, list]]:
+        """The version with the largest leading group of `picks` whose rewrites, made together, pass the same
+        check as one rewrite (every target gone, nothing new); a pick that fails on its own joins `alone`.
+        None when none passes."""
+        while picks:
+            units = version.units()
+            assert units is not None
+            text = units.splice([rewrite for _, _, _, rewrite in picks])
+            try:
+                new = self.version(text)
+            except SourceError:
+                new = None
+            if new is not None and accepts(version, text, new.hazards, *(d for d, _, _, _ in picks),
+                                           lines=LineMap.of_splices(version.source, [r for _, _, _, r in picks])):
+                return new, picks
+            if len(picks) == 1:
+                alone.add(picks[0][1])
+                return None
+            picks = picks[:len(picks) // 2]
+        return None
+
+
+def fixing_order(d: Diagnostic) -> tuple[int, bool]:
+    """By line; on one line a leaf write first: it is what raises first, and its rewrite (a copy, or a new tensor)
+    also takes the line's other writes off any saved tensor."""
+    return d.line, d.code != "FIP102"
+
+
 @dataclass
 class FixResult:
     """What fixing one file's text produced."""
@@ -203,6 +310,7 @@ class FixResult:
     applied: list[Diagnostic] = field(default_factory=list)  # the diagnostics fixed, each with the fix applied
     remaining: list[Diagnostic] = field(default_factory=list)  # selected errors and warnings in the new text
     unparsable: str = ""  # why no rewrite could be tried: LibCST cannot parse the text (Python can)
+    analyses: int = 0  # how many texts were analysed on the way
 
     @property
     def changed(self) -> bool:
@@ -239,22 +347,31 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
     originals = dict(zip(_keys(initial), initial))  # applied fixes are reported where the hazard was in `source`
     applied: list[Diagnostic] = []
     failed: dict[tuple[str, str, int], int] = {}  # hazard -> the version (count of fixes) it last failed on
+    alone: set = set()  # hazards fixed one at a time, on the whole text
     while True:
         wanted = checker.wanted(current)
         todo = [(d, key) for d, key in zip(wanted, _keys(wanted)) if failed.get(key) != len(applied)
                 and (only is None or (key in originals and only(originals[key])))]
         if not todo:
             break
-        # By line; on one line a leaf write first: it is what raises first, and its rewrite (a copy, or a new
-        # tensor) also takes the line's other writes off any saved tensor.
-        target, key = min(todo, key=lambda item: (item[0].line, item[0].code != "FIP102"))
+        # Many functions with a hazard each: their first rewrites are made and checked together, one analysis of
+        # the text for all of them (one analysis per hazard costs the file's size times the hazards).
+        picks = checker.first_per_unit(current, todo, alone)
+        done = checker.batch(current, picks, alone) if len(picks) > 1 else None
+        if done is not None:
+            current = done[0]
+            for d, key, candidate, rewrite in done[1]:
+                new_line = LineMap(rewrite.unit.code, rewrite.code).first_added.strip()
+                applied.append(replace(originals.get(key, d), fix=candidate.fix(new_line)))
+            continue
+        target, key = min(todo, key=lambda item: fixing_order(item[0]))
         found = checker.first_passing(current, target)
         if found is None:
             failed[key] = len(applied)
             continue
         candidate, current, new_line = found
         applied.append(replace(originals.get(key, target), fix=candidate.fix(new_line)))
-    return FixResult(current.source, applied, checker.wanted(current), checker.unparsable)
+    return FixResult(current.source, applied, checker.wanted(current), checker.unparsable, checker.analyses)
 
 
 def offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
