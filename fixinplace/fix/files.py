@@ -96,6 +96,9 @@ def normalize_newlines(old: str, new: str, newline: str) -> str:
     Lines that `new` shares with `old` (unchanged, or moved within a rewritten block: LibCST keeps each line's own
     ending) keep their ending; a last line without an ending keeps having none.
     """
+    endings = {m.group() for m in _NEWLINE.finditer(old)}
+    if endings <= {newline}:  # one kind of ending: every line of `new` that has one gets it (no diff to take)
+        return _NEWLINE.sub(newline, new)
     old_lines, new_lines = split_lines(old), split_lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     out: list[str] = []
