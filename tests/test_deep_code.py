@@ -44,3 +44,14 @@ def test_deep_call_reruns_only_what_overflows_and_restores_the_limit():
         deep_call(depth, 10**6)  # a runaway recursion still ends in a RecursionError
     with pytest.raises(ZeroDivisionError):
         deep_call(lambda: 1 / 0)
+
+
+def test_quick_fix_of_a_deep_expression():
+    """The editor's quick fix (`apply_offered`) makes the same rewrite as `fix` on deeply nested code."""
+    from fixinplace.engine import check_source
+    from fixinplace.fix.checked import apply_offered, fix_text, offer
+    from fixinplace.settings import Settings
+
+    text = DEEP["plus_chain"]
+    (offered,) = offer(text, "m.py", check_source(text, "m.py"), Settings())
+    assert apply_offered(text, "m.py", offered) == fix_text(text, "m.py", Settings()).source != text

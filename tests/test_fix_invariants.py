@@ -73,3 +73,18 @@ def test_many_hazards_in_many_functions_cost_a_few_analyses_and_fix_as_one_at_a_
     assert result.source == "import torch\n\n\n" + "\n\n".join(r.source.split("\n\n\n", 1)[1] for r in alone)
     assert len(result.applied) == sum(len(r.applied) for r in alone) == 60 and not result.remaining
     assert result.analyses <= 6, result.analyses  # one per hazard was 61
+
+
+def test_twin_hazards_are_told_apart_across_fixes():
+    """Two writes with the same code and text: fixing the first does not make the second answer for it (`only`,
+    as `fix --verify` uses it to keep just the fixes that verified), and each fix is reported at its own line."""
+    from fixinplace.fix.checked import fix_text
+    from fixinplace.settings import Settings
+
+    twin = "def {name}(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n"
+    text = "import torch\n\n\n" + twin.format(name="f") + "\n\n" + twin.format(name="g")
+    first = fix_text(text, "m.py", Settings(), only=lambda h: h.line == 6)
+    assert [d.line for d in first.applied] == [6] and [d.line for d in first.remaining] == [12]
+    second = fix_text(text, "m.py", Settings(), only=lambda h: h.line == 12)
+    assert [d.line for d in second.applied] == [12] and [d.line for d in second.remaining] == [6]
+    assert [d.line for d in fix_text("\x0c" + text, "m.py", Settings()).applied] == [6, 12]

@@ -48,6 +48,8 @@ def test_check_names_and_columns_after_odd_characters(tmp_path: Path, odd: str):
 @pytest.mark.parametrize("text", [
     "\x0cimport torch\n\ndef f(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n",  # a page break opening line 1
     "import torch\n\ndef f(x):\n    y = x.exp()\n\x0c    z = y * 2\n    y.add_(1)\n    return y, z\n",  # indentation
+    # in the first indented line, where LibCST takes the module's default indentation from
+    "import torch\n\n\ndef f(x):\n\x0c    y = x.exp()\n    y.add_(1)\n    return y\n",
 ])
 def test_fix_keeps_form_feeds_that_libcst_drops(tmp_path: Path, text: str):
     """LibCST's code drops a form feed before a statement; the fix keeps every line it does not rewrite."""
@@ -140,3 +142,20 @@ async def test_lsp_fix_all_and_incremental_edits_after_odd_characters(client: La
     assert expected.startswith("m.py:7:5: FIP101")
     assert [(d.range.start.line, d.range.start.character, d.code) for d in diagnostics] == [(6, 4, "FIP101")]
     assert await _fix_all(client, uri, text) == text.replace("    z.add_(1)", "    z = z.add(1)")
+
+
+def test_lsp_position_past_a_line_end_is_the_line_end():
+    """LSP: a character past the line's length means the line's end, never its line break (pygls's clamp is one
+    unit too far)."""
+    from fixinplace.lsp.document import SourceDocument
+
+    for text in (PAGE_BREAK, PAGE_BREAK.replace("\n", "\r\n")):
+        doc = SourceDocument("file:///m.py", text)
+        doc.apply_change(types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=0, character=12), end=types.Position(line=0, character=13)),
+            text=""))
+        assert doc.source == text
+        doc.apply_change(types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=4, character=99), end=types.Position(line=4, character=99)),
+            text="  # x"))
+        assert doc.source == text.replace("x.exp()", "x.exp()  # x")

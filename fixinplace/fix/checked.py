@@ -60,9 +60,21 @@ class Version:
     def tree(self) -> tuple[cst.Module, MetadataWrapper]:
         """The parsed module and a metadata wrapper over it, made once for all the candidates tried here."""
         if self._tree is None:
-            self._tree = cst.parse_module(self.source)
+            self._tree = parse_for_rewriting(self.source)
             self._wrapper = shared_wrapper(self._tree)
         return self._tree, self._wrapper  # type: ignore[return-value]
+
+
+def parse_for_rewriting(source: str) -> cst.Module:
+    """The LibCST module of a text, ready for codemods (raises `cst.ParserSyntaxError`).
+
+    LibCST takes the module's default indentation from its first indented line, form feed included (a page break
+    opening that line), and then refuses every module a codemod builds with it: the indentation is made of the
+    spaces and tabs alone (the lines it changes are restored by `keep_untouched_lines`)."""
+    tree = cst.parse_module(source)
+    if tree.default_indent.strip(" \t"):
+        tree = tree.with_changes(default_indent="".join(c for c in tree.default_indent if c in " \t") or "    ")
+    return tree
 
 
 def keep_untouched_lines(source: str, round_trip: str, rewritten: str) -> str:
@@ -156,14 +168,15 @@ class LineMap:
 
 
 def accepts(old: Version, new_source: str, new_hazards: list[Diagnostic], *targets: Diagnostic,
-            lines: Optional[LineMap] = None) -> bool:
+            lines: Optional[LineMap] = None) -> Optional[dict[int, Diagnostic]]:
     """Whether a rewrite of `old` is kept: it parses, its targets are no longer reported, and every error or
     warning of the new text is one the old text had (at the same place, with the same code), other than the
-    targets. `lines` maps the old text's lines to the new one's (by default, difflib over the two texts)."""
+    targets. When it is kept: which old hazard each new one continues (by `id` of the new one); else None.
+    `lines` maps the old text's lines to the new one's (by default, difflib over the two texts)."""
     try:
         ast.parse(new_source)
     except (SyntaxError, ValueError):
-        return False
+        return None
     lines = lines or LineMap(old.source, new_source)
     skipped = {id(t) for t in targets}
     # Each old hazard stands, in the new text, on a range of lines: indexed by (code, line), in the old order.
@@ -173,6 +186,7 @@ def accepts(old: Version, new_source: str, new_hazards: list[Diagnostic], *targe
         lo, hi = lines.new_range(o.line, o.end_line)
         for line in range(lo, hi + 1):
             near.setdefault((o.code, line), []).append(i)
+    continued: dict[int, Diagnostic] = {}
     taken: set[int] = set()
     for d in new_hazards:
         match = None
@@ -180,9 +194,10 @@ def accepts(old: Version, new_source: str, new_hazards: list[Diagnostic], *targe
             if i not in taken and (match is None or _text(unmatched[i]) == _text(d)):
                 match = i
         if match is None:
-            return False
+            return None
         taken.add(match)
-    return True
+        continued[id(d)] = unmatched[match]
+    return continued
 
 
 def _text(d: Diagnostic) -> str:
@@ -214,9 +229,10 @@ class Checker:
         return (self.unsafe or candidate.applicability == "safe") and (
             self.strategies is None or candidate.strategy in self.strategies)
 
-    def first_passing(self, version: Version, target: Diagnostic) -> Optional[tuple[Candidate, Version, str]]:
-        """The first allowed candidate of `target` that passes on `version`, the version it makes, and the first
-        line it writes."""
+    def first_passing(self, version: Version, target: Diagnostic
+                      ) -> Optional[tuple[Candidate, Version, str, dict[int, Diagnostic]]]:
+        """The first allowed candidate of `target` that passes on `version`, the version it makes, the first line
+        it writes, and which hazard of `version` each of the new version's continues (`accepts`)."""
         for candidate in candidates(target, self.style):
             if not self.allowed(candidate):
                 continue
@@ -237,8 +253,9 @@ class Checker:
                 new = self.version(new_source)
             except SourceError:
                 continue
-            if accepts(version, new_source, new.hazards, target):
-                return candidate, new, LineMap(version.source, new_source).first_added.strip()
+            continued = accepts(version, new_source, new.hazards, target)
+            if continued is not None:
+                return candidate, new, LineMap(version.source, new_source).first_added.strip(), continued
         return None
 
 
@@ -274,10 +291,11 @@ class Checker:
                     break
         return picks
 
-    def batch(self, version: Version, picks: list, alone: set) -> Optional[tuple[Version, list]]:
+    def batch(self, version: Version, picks: list, alone: set
+              ) -> Optional[tuple[Version, list, dict[int, Diagnostic]]]:
         """The version with the largest leading group of `picks` whose rewrites, made together, pass the same
-        check as one rewrite (every target gone, nothing new); a pick that fails on its own joins `alone`.
-        None when none passes."""
+        check as one rewrite (every target gone, nothing new), that group, and which hazard of `version` each of
+        the new version's continues; a pick that fails on its own joins `alone`. None when none passes."""
         while picks:
             units = version.units()
             assert units is not None
@@ -286,9 +304,11 @@ class Checker:
                 new = self.version(text)
             except SourceError:
                 new = None
-            if new is not None and accepts(version, text, new.hazards, *(d for d, _, _, _ in picks),
-                                           lines=LineMap.of_splices(version.source, [r for _, _, _, r in picks])):
-                return new, picks
+            continued = None if new is None else accepts(
+                version, text, new.hazards, *(d for d, _, _, _ in picks),
+                lines=LineMap.of_splices(version.source, [r for _, _, _, r in picks]))
+            if continued is not None:
+                return new, picks, continued
             if len(picks) == 1:
                 alone.add(picks[0][1])
                 return None
@@ -318,15 +338,9 @@ class FixResult:
         return bool(self.applied)
 
 
-def _keys(diagnostics: Sequence[Diagnostic]) -> list[tuple[str, str, int]]:
-    """What identifies each hazard across versions of the text (positions move when lines are inserted)."""
-    seen: dict[tuple[str, str], int] = {}
-    keys = []
-    for d in diagnostics:
-        base = (d.code, _text(d))
-        seen[base] = seen.get(base, 0) + 1
-        keys.append((*base, seen[base]))
-    return keys
+def _at(d: Diagnostic) -> tuple[int, int, str]:
+    """Where a hazard is in one version of the text (one diagnostic per write and code)."""
+    return d.line, d.column, d.code
 
 
 def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str] = None,
@@ -343,15 +357,27 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style,
                       tuple(strategies) if strategies is not None else None)
     current = checker.version(source)
-    initial = checker.wanted(current)
-    originals = dict(zip(_keys(initial), initial))  # applied fixes are reported where the hazard was in `source`
+    # The hazard of `source` each hazard of the current text continues (followed through every accepted rewrite):
+    # fixes are reported, and `only` asked, where the hazard was in `source`, even when an earlier fix of a
+    # hazard with the same code and text moved or removed its twin.
+    origin: dict[tuple, Diagnostic] = {_at(d): d for d in current.hazards}
     applied: list[Diagnostic] = []
-    failed: dict[tuple[str, str, int], int] = {}  # hazard -> the version (count of fixes) it last failed on
-    alone: set = set()  # hazards fixed one at a time, on the whole text
+    failed: dict[tuple, int] = {}  # hazard (as in `source`) -> the version (count of fixes) it last failed on
+    alone: set = set()  # hazards (as in `source`) fixed one at a time, on the whole text
+
+    def source_key(d: Diagnostic) -> tuple:
+        return _at(origin.get(_at(d), d))
+
+    def advance(new: Version, continued: dict[int, Diagnostic]) -> Version:
+        nonlocal origin
+        origin = {_at(d): origin.get(_at(continued[id(d)]), continued[id(d)]) for d in new.hazards}
+        return new
+
     while True:
         wanted = checker.wanted(current)
-        todo = [(d, key) for d, key in zip(wanted, _keys(wanted)) if failed.get(key) != len(applied)
-                and (only is None or (key in originals and only(originals[key])))]
+        todo = [(d, source_key(d)) for d in wanted]
+        todo = [(d, key) for d, key in todo if failed.get(key) != len(applied)
+                and (only is None or only(origin.get(_at(d), d)))]
         if not todo:
             break
         # Many functions with a hazard each: their first rewrites are made and checked together, one analysis of
@@ -359,18 +385,19 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
         picks = checker.first_per_unit(current, todo, alone)
         done = checker.batch(current, picks, alone) if len(picks) > 1 else None
         if done is not None:
-            current = done[0]
             for d, key, candidate, rewrite in done[1]:
                 new_line = LineMap(rewrite.unit.code, rewrite.code).first_added.strip()
-                applied.append(replace(originals.get(key, d), fix=candidate.fix(new_line)))
+                applied.append(replace(origin.get(_at(d), d), fix=candidate.fix(new_line)))
+            current = advance(done[0], done[2])
             continue
         target, key = min(todo, key=lambda item: fixing_order(item[0]))
         found = checker.first_passing(current, target)
         if found is None:
             failed[key] = len(applied)
             continue
-        candidate, current, new_line = found
-        applied.append(replace(originals.get(key, target), fix=candidate.fix(new_line)))
+        candidate, new, new_line, continued = found
+        applied.append(replace(origin.get(_at(target), target), fix=candidate.fix(new_line)))
+        current = advance(new, continued)
     return FixResult(current.source, applied, checker.wanted(current), checker.unparsable, checker.analyses)
 
 
@@ -409,7 +436,11 @@ def apply_offered(source: str, path: str, diagnostic: Diagnostic) -> Optional[st
     candidate = diagnostic.fix.candidate if diagnostic.fix is not None else None
     if not isinstance(candidate, Candidate) or diagnostic.facts is None:
         return None
-    tree = cst.parse_module(source)
+    return deep_call(_apply_offered, source, path, diagnostic, candidate)
+
+
+def _apply_offered(source: str, path: str, diagnostic: Diagnostic, candidate: Candidate) -> Optional[str]:
+    tree = parse_for_rewriting(source)
     new_source = apply_codemod(candidate.codemod, tree, shared_wrapper(tree), path, diagnostic.facts,
                                **dict(candidate.anchor))
     return None if new_source is None else keep_untouched_lines(source, tree.code, new_source)

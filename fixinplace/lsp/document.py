@@ -9,17 +9,36 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
 from fixinplace.lines import split_lines
 
 
 class SourceDocument(TextDocument):
-    """A text document whose lines end only at `\\n`, `\\r\\n` or `\\r`."""
+    """A text document whose lines end only at `\\n`, `\\r\\n` or `\\r`, and whose edits read a position past
+    a line's end as the line's end (as LSP says), never past its line break."""
 
     @property
     def lines(self) -> Sequence[str]:
         return tuple(split_lines(self.source))
+
+    def apply_change(self, change: types.TextDocumentContentChangeEvent) -> None:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            lines = self.lines
+            change = types.TextDocumentContentChangePartial(
+                range=types.Range(start=self._within_line(lines, change.range.start),
+                                  end=self._within_line(lines, change.range.end)),
+                text=change.text, range_length=change.range_length)
+        super().apply_change(change)
+
+    def _within_line(self, lines: Sequence[str], position: types.Position) -> types.Position:
+        """`position` with its character clamped to its line's length without the line break (pygls clamps one
+        unit too far: `character` equal to the length with the break takes the break)."""
+        if position.line >= len(lines):
+            return position
+        length = self.position_codec.client_num_units(lines[position.line].rstrip("\r\n"))
+        return position if position.character <= length else types.Position(line=position.line, character=length)
 
 
 class SourceWorkspace(Workspace):
