@@ -88,3 +88,20 @@ def test_twin_hazards_are_told_apart_across_fixes():
     second = fix_text(text, "m.py", Settings(), only=lambda h: h.line == 12)
     assert [d.line for d in second.applied] == [12] and [d.line for d in second.remaining] == [6]
     assert [d.line for d in fix_text("\x0c" + text, "m.py", Settings()).applied] == [6, 12]
+
+
+def test_two_hazards_at_one_place_are_two_fixes():
+    """Two in-place modules of one Sequential write at the same call: two hazards at one place, each fixed once,
+    and `only` picks one of them."""
+    from fixinplace.engine import analyse_source
+    from fixinplace.fix.checked import fix_text
+    from fixinplace.settings import Settings
+
+    text = (REPO / "bench" / "fixsets" / "dev" / "021_dropout_inplace_after_relu_inplace" / "program.py").read_text()
+    hazards = [d for d in analyse_source(text, "m.py") if d.code == "FIP101"]
+    assert len(hazards) == 2 and len({(d.line, d.column) for d in hazards}) == 1
+    both = fix_text(text, "m.py", Settings())
+    assert [(d.line, d.code) for d in both.applied] == [(hazards[0].line, "FIP101")] * 2 and not both.remaining
+    assert {d.fix.description.split("(line ")[1][:2] for d in both.applied} == {"9)", "10"}
+    one = fix_text(text, "m.py", Settings(), only=lambda h: h.message == hazards[0].message)
+    assert len(one.applied) == 1 and len(one.remaining) == 1

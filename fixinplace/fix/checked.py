@@ -338,11 +338,6 @@ class FixResult:
         return bool(self.applied)
 
 
-def _at(d: Diagnostic) -> tuple[int, int, str]:
-    """Where a hazard is in one version of the text (one diagnostic per write and code)."""
-    return d.line, d.column, d.code
-
-
 def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str] = None,
              strategies: Optional[Sequence[str]] = None,
              only: Optional[Callable[[Diagnostic], bool]] = None) -> FixResult:
@@ -357,27 +352,27 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style,
                       tuple(strategies) if strategies is not None else None)
     current = checker.version(source)
-    # The hazard of `source` each hazard of the current text continues (followed through every accepted rewrite):
-    # fixes are reported, and `only` asked, where the hazard was in `source`, even when an earlier fix of a
-    # hazard with the same code and text moved or removed its twin.
-    origin: dict[tuple, Diagnostic] = {_at(d): d for d in current.hazards}
+    # The hazard of `source` each hazard of the current text continues (by `id`, followed through every accepted
+    # rewrite): fixes are reported, and `only` asked, where the hazard was in `source`, even when an earlier fix
+    # of a hazard with the same code and text moved or removed its twin, or two writes share one place (two
+    # in-place modules of one `Sequential`).
+    initial = current.hazards
+    origin: dict[int, Diagnostic] = {id(d): d for d in initial}
     applied: list[Diagnostic] = []
-    failed: dict[tuple, int] = {}  # hazard (as in `source`) -> the version (count of fixes) it last failed on
-    alone: set = set()  # hazards (as in `source`) fixed one at a time, on the whole text
-
-    def source_key(d: Diagnostic) -> tuple:
-        return _at(origin.get(_at(d), d))
+    failed: dict[int, int] = {}  # hazard (the id of its `source` diagnostic) -> the version (count of fixes) it
+    # last failed on
+    alone: set = set()  # hazards (ids of their `source` diagnostics) fixed one at a time, on the whole text
 
     def advance(new: Version, continued: dict[int, Diagnostic]) -> Version:
         nonlocal origin
-        origin = {_at(d): origin.get(_at(continued[id(d)]), continued[id(d)]) for d in new.hazards}
+        origin = {id(d): origin[id(continued[id(d)])] for d in new.hazards}
         return new
 
     while True:
         wanted = checker.wanted(current)
-        todo = [(d, source_key(d)) for d in wanted]
+        todo = [(d, id(origin[id(d)])) for d in wanted]
         todo = [(d, key) for d, key in todo if failed.get(key) != len(applied)
-                and (only is None or only(origin.get(_at(d), d)))]
+                and (only is None or only(origin[id(d)]))]
         if not todo:
             break
         # Many functions with a hazard each: their first rewrites are made and checked together, one analysis of
@@ -387,7 +382,7 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
         if done is not None:
             for d, key, candidate, rewrite in done[1]:
                 new_line = LineMap(rewrite.unit.code, rewrite.code).first_added.strip()
-                applied.append(replace(origin.get(_at(d), d), fix=candidate.fix(new_line)))
+                applied.append(replace(origin[id(d)], fix=candidate.fix(new_line)))
             current = advance(done[0], done[2])
             continue
         target, key = min(todo, key=lambda item: fixing_order(item[0]))
@@ -396,7 +391,7 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
             failed[key] = len(applied)
             continue
         candidate, new, new_line, continued = found
-        applied.append(replace(origin.get(_at(target), target), fix=candidate.fix(new_line)))
+        applied.append(replace(origin[id(target)], fix=candidate.fix(new_line)))
         current = advance(new, continued)
     return FixResult(current.source, applied, checker.wanted(current), checker.unparsable, checker.analyses)
 
