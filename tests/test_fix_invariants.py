@@ -105,3 +105,22 @@ def test_two_hazards_at_one_place_are_two_fixes():
     assert {d.fix.description.split("(line ")[1][:2] for d in both.applied} == {"9)", "10"}
     one = fix_text(text, "m.py", Settings(), only=lambda h: h.message == hazards[0].message)
     assert len(one.applied) == 1 and len(one.remaining) == 1
+
+
+def test_fix_text_stops_when_asked():
+    """The language server's fix-all of a text the editor has left stops at its next rewrite."""
+    from fixinplace.fix import FixStopped, fix_text
+    from fixinplace.settings import Settings
+
+    text = "import torch\n\n\n" + "\n\n".join(f"def f{i}(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n"
+                                              for i in range(30))
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    with pytest.raises(FixStopped):
+        fix_text(text, "m.py", Settings(), stop=stop)
+    assert len(asked) == 4
+    assert len(fix_text(text, "m.py", Settings(), stop=lambda: False).applied) == 30

@@ -12,6 +12,6 @@ files rewritten without damage.
 
 from __future__ import annotations
 
-from fixinplace.fix.checked import FixResult, apply_offered, fix_text, offer
+from fixinplace.fix.checked import FixResult, FixStopped, apply_offered, fix_text, offer
 
-__all__ = ["FixResult", "apply_offered", "fix_text", "offer"]
+__all__ = ["FixResult", "FixStopped", "apply_offered", "fix_text", "offer"]

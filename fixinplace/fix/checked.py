@@ -34,6 +34,10 @@ from fixinplace.lines import split_lines
 from fixinplace.settings import Settings
 
 
+class FixStopped(Exception):
+    """`fix_text` gave up because its `stop` said so (the editor's text changed)."""
+
+
 def _blocking(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if d.severity in (Severity.ERROR, Severity.WARNING)]
 
@@ -215,6 +219,12 @@ class Checker:
     strategies: Optional[tuple[str, ...]] = None  # only these codemods (a stand-alone codemod run)
     analyses: int = 0
     unparsable: str = ""  # why LibCST could not parse the text, when it could not
+    stop: Optional[Callable[[], bool]] = None  # asked before each rewrite: true ends the work (`FixStopped`)
+
+    def check_stop(self) -> None:
+        """Raise `FixStopped` when `stop` says the work is no longer wanted."""
+        if self.stop is not None and self.stop():
+            raise FixStopped()
 
     def version(self, source: str) -> Version:
         """Analyse a text (every rule), raising `SourceError` when it does not parse."""
@@ -236,6 +246,7 @@ class Checker:
         for candidate in candidates(target, self.style):
             if not self.allowed(candidate):
                 continue
+            self.check_stop()
             try:
                 tree, wrapper = version.tree()
             except cst.ParserSyntaxError as e:
@@ -279,6 +290,7 @@ class Checker:
         for d, key in firsts.values():
             if key in alone:
                 continue  # an earlier hazard of this unit goes first, on the whole text
+            self.check_stop()
             for candidate in candidates(d, self.style):
                 if not self.allowed(candidate):
                     continue
@@ -340,17 +352,20 @@ class FixResult:
 
 def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str] = None,
              strategies: Optional[Sequence[str]] = None,
-             only: Optional[Callable[[Diagnostic], bool]] = None) -> FixResult:
+             only: Optional[Callable[[Diagnostic], bool]] = None,
+             stop: Optional[Callable[[], bool]] = None) -> FixResult:
     """Apply every checked fix to `source` (safe ones; unsafe ones too with `settings.unsafe_fixes`), one after
     another, to a fixpoint; with `only`, just the fixes of the hazards of `source` it accepts (`fix --verify`
-    keeping the fixes that verified). Raises `SourceError` when `source` does not parse."""
-    return deep_call(_fix_text, source, path, settings, style, strategies, only)
+    keeping the fixes that verified). Raises `SourceError` when `source` does not parse, and `FixStopped` when
+    `stop()` is true before a rewrite is tried (the language server's fix-all of a text the editor has left)."""
+    return deep_call(_fix_text, source, path, settings, style, strategies, only, stop)
 
 
 def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
-              strategies: Optional[Sequence[str]], only: Optional[Callable[[Diagnostic], bool]]) -> FixResult:
+              strategies: Optional[Sequence[str]], only: Optional[Callable[[Diagnostic], bool]],
+              stop: Optional[Callable[[], bool]]) -> FixResult:
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style,
-                      tuple(strategies) if strategies is not None else None)
+                      tuple(strategies) if strategies is not None else None, stop=stop)
     current = checker.version(source)
     # The hazard of `source` each hazard of the current text continues (by `id`, followed through every accepted
     # rewrite): fixes are reported, and `only` asked, where the hazard was in `source`, even when an earlier fix
@@ -375,6 +390,7 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
                 and (only is None or only(origin[id(d)]))]
         if not todo:
             break
+        checker.check_stop()
         # Many functions with a hazard each: their first rewrites are made and checked together, one analysis of
         # the text for all of them (one analysis per hazard costs the file's size times the hazards).
         picks = checker.first_per_unit(current, todo, alone)

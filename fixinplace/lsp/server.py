@@ -285,7 +285,8 @@ class FixinplaceServer(LanguageServer):
         state = self.docs.setdefault(snapshot.uri, DocState())
         key = (snapshot.text, snapshot.settings)
         if state.fix_all is None or state.fix_all[0] != key:
-            state.fix_all = (key, in_thread(fix_all_edits, snapshot))
+            # The run stops at its next rewrite once the document has another text: nobody can use its edits.
+            state.fix_all = (key, in_thread(fix_all_edits, snapshot, lambda: not self.is_current(snapshot)))
         # shield: cancelling this request leaves the run to the requests that share it
         return await asyncio.shield(state.fix_all[1])
 
@@ -333,13 +334,14 @@ def quick_fixes(snapshot: Snapshot, rng: types.Range) -> list[types.CodeAction]:
     return actions
 
 
-def fix_all_edits(snapshot: Snapshot) -> list[types.TextEdit]:
-    """The edits that make the text what `fixinplace fix` makes of it; none when it does not parse."""
-    from fixinplace.fix import fix_text
+def fix_all_edits(snapshot: Snapshot, stale: Callable[[], bool] | None = None) -> list[types.TextEdit]:
+    """The edits that make the text what `fixinplace fix` makes of it; none when it does not parse, or when
+    `stale()` turns true before the work is done."""
+    from fixinplace.fix import FixStopped, fix_text
 
     try:
-        fixed = fix_text(snapshot.text, snapshot.path, snapshot.settings).source
-    except SourceError:
+        fixed = fix_text(snapshot.text, snapshot.path, snapshot.settings, stop=stale).source
+    except (SourceError, FixStopped):
         return []
     except Exception:  # logged here: the run may have no request left to report it to
         log.exception("fix-all failed")
