@@ -17,12 +17,11 @@ from __future__ import annotations
 import ast
 import bisect
 import difflib
-import re
 from dataclasses import dataclass, field, replace
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper
 
 from codemods._base import apply_codemod, shared_wrapper
 from fixinplace.deep import deep_call
@@ -56,9 +55,8 @@ class Version:
         """Its top-level functions and classes, to rewrite one at a time; None when LibCST does not reproduce the
         text exactly (its lines are then kept by `keep_untouched_lines`, on the whole text)."""
         if self._units is None:
-            tree, wrapper = self.tree()
-            self._units = Units(self.source, tree, wrapper.resolve(PositionProvider)) if tree.code == self.source \
-                else False
+            tree, _ = self.tree()
+            self._units = Units(self.source, tree) if tree.code == self.source else False
         return self._units or None
 
     def tree(self) -> tuple[cst.Module, MetadataWrapper]:
@@ -100,9 +98,6 @@ def keep_untouched_lines(source: str, round_trip: str, rewritten: str) -> str:
     return "".join(out)
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 class LineMap:
     """Which lines of the new text stand where each line of the old text stood (difflib over the lines the two
     texts do not share at their start and end)."""
@@ -130,12 +125,10 @@ class LineMap:
         """The map of `old` with each rewritten unit's code replaced (`Units.splice`): lines between units move as
         a block, lines inside a unit are matched by difflib over that unit's lines only."""
         self = cls.__new__(cls)
-        starts = [0]  # the offset where each line of `old` starts
-        starts += [m.end() for m in _LINE_END.finditer(old)]
         blocks: list[tuple[int, int, int, int]] = []
         old_line = new_line = 1
         for rewrite in sorted(rewrites, key=lambda r: r.unit.offset):
-            first = bisect.bisect_right(starts, rewrite.unit.offset)  # the unit's first line (its code starts one)
+            first = rewrite.unit.first_line
             a, b = split_lines(rewrite.unit.code), split_lines(rewrite.code)
             blocks.append((old_line, first, new_line, new_line + first - old_line))
             new_line += first - old_line
@@ -308,9 +301,9 @@ class Checker:
         """The version with the largest leading group of `picks` whose rewrites, made together, pass the same
         check as one rewrite (every target gone, nothing new), that group, and which hazard of `version` each of
         the new version's continues; a pick that fails on its own joins `alone`. None when none passes."""
+        units = version.units()
+        assert units is not None, "picks are made on units"
         while picks:
-            units = version.units()
-            assert units is not None
             text = units.splice([rewrite for _, _, _, rewrite in picks])
             try:
                 new = self.version(text)

@@ -9,17 +9,18 @@ exactly are rewritten this way.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from codemods._base import rewrite_tree, shared_wrapper
 from fixinplace.diagnostics import Diagnostic
 from fixinplace.facts import Span
 from fixinplace.fix.candidates import Candidate
+from fixinplace.lines import split_lines
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Unit:
 
     index: int  # in the module's body
     node: cst.CSTNode
-    first_line: int  # the lines its definition spans (decorators included, the comments above not)
+    first_line: int  # the lines of its code (the comments and blank lines above it included)
     last_line: int
     offset: int  # where its code starts in the text
     code: str
@@ -45,32 +46,35 @@ class UnitRewrite:
 class Units:
     """The top-level functions and classes of one text, and the imports before each."""
 
-    def __init__(self, source: str, tree: cst.Module, positions) -> None:
+    def __init__(self, source: str, tree: cst.Module) -> None:
+        """The units of `tree`, the module LibCST parsed from `source` and whose code is `source` exactly."""
         self.source = source
         self.tree = tree
         self.units: list[Unit] = []
         self._imports: list[cst.CSTNode] = []
-        self._imports_before: dict[int, int] = {}  # unit index -> how many imports stand before it
-        offset = sum(len(tree.code_for_node(line)) for line in tree.header)
+        self._imports_before: dict[int, tuple[int, int]] = {}  # unit index -> (imports before it, their lines)
+        header = "".join(tree.code_for_node(line) for line in tree.header)
+        offset, line, import_lines = len(header), len(split_lines(header)) + 1, 0
         for index, node in enumerate(tree.body):
             code = tree.code_for_node(node)
+            lines = len(split_lines(code))
             if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                where = positions[node]
-                self._imports_before[index] = len(self._imports)
-                self.units.append(Unit(index, node, where.start.line, where.end.line, offset, code))
+                self._imports_before[index] = (len(self._imports), import_lines)
+                self.units.append(Unit(index, node, line, line + lines - 1, offset, code))
             elif isinstance(node, cst.SimpleStatementLine) and all(
                     isinstance(small, (cst.Import, cst.ImportFrom)) for small in node.body):
                 self._imports.append(node)
-            offset += len(code)
+                import_lines += lines
+            offset, line = offset + len(code), line + lines
+        self._first_lines = [unit.first_line for unit in self.units]
 
     def holding(self, lines: list[int]) -> Optional[Unit]:
         """The unit that holds all of these lines, if one does."""
         if not lines:
             return None
-        for unit in self.units:
-            if unit.first_line <= min(lines) and max(lines) <= unit.last_line:
-                return unit
-        return None
+        at = bisect.bisect_right(self._first_lines, min(lines)) - 1  # units are in order and do not overlap
+        unit = self.units[at] if at >= 0 else None
+        return unit if unit is not None and max(lines) <= unit.last_line else None
 
     def rewrite(self, candidate: Candidate, target: Diagnostic, path: str) -> UnitRewrite | None | bool:
         """The candidate's rewrite made on its unit alone; None when it changes nothing; False when it reaches
@@ -79,13 +83,13 @@ class Units:
         unit = self.holding([target.line, *anchor_lines(anchor)])
         if unit is None:
             return False
-        imports = self._imports[:self._imports_before[unit.index]]
+        count, import_lines = self._imports_before[unit.index]
+        imports = self._imports[:count]
         small = cst.Module(body=[*imports, unit.node], header=(), footer=(), encoding=self.tree.encoding,
                            default_indent=self.tree.default_indent, default_newline=self.tree.default_newline,
                            has_trailing_newline=True)
-        wrapper = shared_wrapper(small)
-        shift = unit.first_line - wrapper.resolve(PositionProvider)[unit.node].start.line
-        new = rewrite_tree(candidate.codemod, small, wrapper, path, target.facts,
+        shift = unit.first_line - (import_lines + 1)  # in the small module, the unit's code follows the imports'
+        new = rewrite_tree(candidate.codemod, small, shared_wrapper(small), path, target.facts,
                            **{key: _moved(key, value, -shift) for key, value in anchor.items()})
         if new is None:
             return None
