@@ -26,6 +26,7 @@ from typing import Any
 from fixinplace.analysis import project
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
 from fixinplace.facts import WriteFacts
+from fixinplace.lines import count_line_endings
 from fixinplace.reading import read_regular_bytes
 from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
@@ -198,7 +199,7 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
         return FileResult(path, error=FileError(path, error))
     if not isinstance(entries, list):
         raise ValueError("diagnostics are not a list")
-    last_line = data.count(b"\n") + 1 if data is not None else None
+    last_line = count_line_endings(data) + 1 if data is not None else None  # a line after the last ending
     last_column = len(data) + 1 if data is not None else None
     diagnostics = []
     for d in entries:

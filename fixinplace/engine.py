@@ -28,7 +28,6 @@ import ast
 import io
 import os
 import re
-import stat
 import tokenize
 import warnings
 from dataclasses import dataclass, field, replace
@@ -37,7 +36,7 @@ from typing import Callable, Iterable, Protocol, Sequence
 from fixinplace import prefilter
 from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
-from fixinplace.reading import NotRegularFile, TooLarge, os_reason, read_regular_bytes
+from fixinplace.reading import NotRegularFile, TooLarge, is_regular_file, os_reason, read_regular_bytes
 from fixinplace.settings import Settings
 
 
@@ -311,7 +310,7 @@ def _check(path: str, settings: Settings, refine: Refine | None = None) -> tuple
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
         return FileResult(path, error=FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))), None
-    if settings.cache and _regular_file(path):
+    if settings.cache and is_regular_file(path):
         cache = _cache_for(settings, refine)
         cache.put(cache.key(path, data), result)
     return result, (text if result.diagnostics else None)
@@ -442,19 +441,10 @@ def run_check(paths: Sequence[str], settings: Settings | None = None, progress: 
     return report
 
 
-def _regular_file(path: str) -> bool:
-    """Whether `path` is a regular file: only those are cached. A pipe (`/dev/stdin`) or a device can be read only
-    once, so the check itself must be what reads it."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
 def _cached(path: str, settings: Settings, refine: Refine | None = None) -> tuple[FileResult, str | None] | None:
     """A file's cached result (and its text when it has diagnostics), or None (also when it cannot be read, and
     for what is not a regular file)."""
-    if not _regular_file(path):
+    if not is_regular_file(path):
         return None
     try:
         data = read_source_bytes(path, settings.max_file_size)

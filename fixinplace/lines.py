@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_ENDING = re.compile(r"\r\n|\r|\n")
+#: A line ending, the only ones Python and LSP know.
+LINE_ENDING = re.compile(r"\r\n|\r|\n")
+_BYTES_ENDING = re.compile(rb"\r\n|\r|\n")
 
 
 def split_lines(text: str) -> list[str]:
@@ -21,7 +23,13 @@ def split_lines(text: str) -> list[str]:
 def line_texts(text: str) -> list[str]:
     """The lines of a text without their endings (as `str.splitlines()` would give them, but breaking only where
     Python and LSP break lines)."""
-    lines = _ENDING.split(text)
+    lines = LINE_ENDING.split(text)
     if lines and lines[-1] == "":
         lines.pop()  # a final line ending ends the last line, it does not start an empty one
     return lines
+
+
+
+def count_line_endings(data: bytes) -> int:
+    """How many line endings a file's bytes hold (by the same rule)."""
+    return len(_BYTES_ENDING.findall(data))

@@ -34,6 +34,15 @@ def _is_standard_input(info: os.stat_result) -> bool:
         return False
 
 
+def is_regular_file(path: str) -> bool:
+    """Whether `path` is a regular file (what a cache may key on: a pipe such as `/dev/stdin` or a device can be
+    read only once, so the check itself must be what reads it)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def read_regular_bytes(path: str, max_size: int) -> bytes:
     """The bytes of the regular file at `path` (or of standard input, named as `/dev/stdin`); raises OSError:
     `NotRegularFile` for a FIFO, a device, a socket or a directory, `TooLarge` past `max_size` bytes."""

@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 
 from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line, printable_path
 from fixinplace.engine import SourceError, decode_source_bytes, read_source_bytes
-from fixinplace.lines import split_lines
+from fixinplace.lines import LINE_ENDING, split_lines
 from fixinplace.settings import Settings
 
 
@@ -45,13 +45,11 @@ class PatchError(Exception):
 # ---------------------------------------------------------------------------------------------------------------
 # Reading
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
 
 def dominant_newline(text: str) -> str:
     """The most frequent line ending of a text (the first one on a tie; `\\n` when there is none)."""
     counts: dict[str, int] = {}
-    for m in _NEWLINE.finditer(text):
+    for m in LINE_ENDING.finditer(text):
         counts[m.group()] = counts.get(m.group(), 0) + 1
     if not counts:
         return "\n"
@@ -96,9 +94,9 @@ def normalize_newlines(old: str, new: str, newline: str) -> str:
     Lines that `new` shares with `old` (unchanged, or moved within a rewritten block: LibCST keeps each line's own
     ending) keep their ending; a last line without an ending keeps having none.
     """
-    endings = {m.group() for m in _NEWLINE.finditer(old)}
+    endings = {m.group() for m in LINE_ENDING.finditer(old)}
     if endings <= {newline}:  # one kind of ending: every line of `new` that has one gets it (no diff to take)
-        return _NEWLINE.sub(newline, new)
+        return LINE_ENDING.sub(newline, new)
     old_lines, new_lines = split_lines(old), split_lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     out: list[str] = []

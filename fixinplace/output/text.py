@@ -14,17 +14,15 @@ each diagnostic and the error lines are printed. Colour (ANSI) only when asked f
 
 from __future__ import annotations
 
-import re
-
 from fixinplace.diagnostics import Diagnostic, Severity, printable_path
 from fixinplace.engine import Report
+from fixinplace.lines import line_texts
 
 _RESET = "\x1b[0m"
 _BOLD = "\x1b[1m"
 _DIM = "\x1b[2m"
 _CYAN = "\x1b[36m"
 _SEVERITY_COLOR = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;34m"}
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _TAB = 4
 
 
@@ -110,7 +108,7 @@ def render(report: Report, *, color: bool = False, quiet: bool = False) -> str:
             continue
         if d.path not in split_cache:
             text = report.sources.get(d.path)
-            split_cache[d.path] = _LINE_BREAK.split(text) if text is not None else None  # type: ignore[assignment]
+            split_cache[d.path] = line_texts(text) if text is not None else None  # type: ignore[assignment]
         out.extend(snippet(d, split_cache[d.path], style))
         out.append("")
     for e in report.errors:
