@@ -10,7 +10,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | None = None) -> subprocess.CompletedProcess:
+def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | None = None, timeout: float = 300,
+        encoding: str | None = None) -> subprocess.CompletedProcess:
     """`python -m fixinplace ARGS` with this checkout first on the path, no colour and no debug re-raise."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -21,6 +22,7 @@ def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | N
         cwd=cwd,
         capture_output=True,
         text=True,
+        encoding=encoding,
         env=env,
-        timeout=300,
+        timeout=timeout,
     )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from clirun import cli
 
 from fixinplace.deep import deep_call
 
@@ -22,13 +22,12 @@ def test_check_and_fix_deep_expressions(tmp_path: Path, name: str):
     text = DEEP[name]
     compile(text, name, "exec")  # CPython compiles it
     (tmp_path / "m.py").write_text(text)
-    run = dict(cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    check = subprocess.run([sys.executable, "-m", "fixinplace", "check", "m.py", "--no-cache"], **run)
+    check = cli("check", "m.py", "--no-cache", cwd=tmp_path)
     assert check.returncode == 1 and check.stdout.startswith("m.py:7:5: FIP101"), check.stdout + check.stderr
-    fix = subprocess.run([sys.executable, "-m", "fixinplace", "fix", "--apply", "m.py"], **run)
+    fix = cli("fix", "--apply", "m.py", cwd=tmp_path)
     assert fix.returncode == 0, fix.stdout + fix.stderr
     assert (tmp_path / "m.py").read_text() != text
-    again = subprocess.run([sys.executable, "-m", "fixinplace", "check", "m.py", "--no-cache"], **run)
+    again = cli("check", "m.py", "--no-cache", cwd=tmp_path)
     assert again.returncode == 0 and "All checks passed!" in again.stdout, again.stdout + again.stderr
 
 

@@ -5,13 +5,13 @@ all of them)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
+from clirun import cli
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from lspclient import client, code_actions, diagnostics_for, open_doc  # noqa: F401 (client: a fixture)
+from pytest_lsp import LanguageClient
 
 from fixinplace.lines import line_texts, split_lines
 from fixinplace.lsp.edits import apply_edits
@@ -23,8 +23,7 @@ PAGE_BREAK_FIXED = "import torch\n\x0c\n\ndef f(x):\n    y = x.exp()\n    y = y.
 
 
 def fip(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fixinplace", *args], cwd=cwd, capture_output=True, text=True,
-                          encoding="utf-8", timeout=120)
+    return cli(*args, cwd=cwd, timeout=120, encoding="utf-8")
 
 
 @pytest.mark.parametrize("odd", ODD)
@@ -77,34 +76,11 @@ def test_fix_of_code_libcst_cannot_parse_is_a_one_line_error(tmp_path: Path):
 
 # --- the language server ---------------------------------------------------------------------------------------
 
-TIMEOUT = 10.0
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixinplace", "lsp"]))
-async def client(lsp_client: LanguageClient):
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def _diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
-    async def wait():
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri:
-                return list(params.diagnostics)
-
-    import asyncio
-
-    return await asyncio.wait_for(wait(), TIMEOUT)
-
 
 async def _fix_all(client: LanguageClient, uri: str, text: str) -> str:
-    lines = line_texts(text)
-    result = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=len(lines), character=0)),
-        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.fixinplace"])))
-    actions = [a for a in result or [] if isinstance(a, types.CodeAction)]
+    whole = types.Range(start=types.Position(line=0, character=0),
+                        end=types.Position(line=len(line_texts(text)), character=0))
+    actions = await code_actions(client, uri, whole, only=["source.fixAll.fixinplace"])
     assert len(actions) == 1, actions
     return apply_edits(text, actions[0].edit.changes[uri])
 
@@ -115,10 +91,8 @@ async def test_lsp_fix_all_and_incremental_edits_after_odd_characters(client: La
     the server with the editor's text (its diagnostics are where `check` puts them, its fix-all is `fix`'s)."""
     await client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(),
                                                            root_uri=tmp_path.as_uri()))
-    uri = (tmp_path / "m.py").as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="python", version=1, text=PAGE_BREAK)))
-    diagnostics = await _diagnostics(client, uri)
+    uri = open_doc(client, tmp_path / "m.py", PAGE_BREAK)
+    diagnostics = await diagnostics_for(client, uri)
     assert [d.range.start.line for d in diagnostics] == [5]
     assert await _fix_all(client, uri, PAGE_BREAK) == PAGE_BREAK_FIXED
 
@@ -136,7 +110,7 @@ async def test_lsp_fix_all_and_incremental_edits_after_odd_characters(client: La
             content_changes=[types.TextDocumentContentChangePartial(range=rng, text=new)]))
     assert text == ("import torch\n\x0c\n\n# see\u2028below\ndef f(x):\n    z = x.exp()\n    z.add_(1)\n"
                     "    return z\n")
-    diagnostics = await _diagnostics(client, uri)
+    diagnostics = await diagnostics_for(client, uri)
     (tmp_path / "m.py").write_text(text, encoding="utf-8")
     expected = fip("check", "m.py", "--no-cache", cwd=tmp_path).stdout
     assert expected.startswith("m.py:7:5: FIP101")

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
+
+from lspclient import TIMEOUT, client, code_actions, diagnostics_for, open_doc  # noqa: F401 (client: a fixture)
 
 from fixinplace.diagnostics import Diagnostic, Fix, Related, Severity
 from fixinplace.lsp.convert import to_character, to_lsp, to_position, text_lines
@@ -33,13 +34,6 @@ def main():
     loss.backward()
     return loss
 '''
-TIMEOUT = 10.0
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixinplace", "lsp"]))
-async def client(lsp_client: LanguageClient):
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def start(client: LanguageClient, root: Path, options: dict | None = None) -> None:
@@ -50,28 +44,6 @@ async def start(client: LanguageClient, root: Path, options: dict | None = None)
             initialization_options=options,
         )
     )
-
-
-async def diagnostics_for(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
-    """Wait for the next publishDiagnostics of `uri`."""
-
-    async def wait():
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri:
-                return list(params.diagnostics)
-
-    return await asyncio.wait_for(wait(), TIMEOUT)
-
-
-def open_doc(client: LanguageClient, path: Path, text: str, version: int = 1) -> str:
-    uri = path.as_uri()
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
-        )
-    )
-    return uri
 
 
 def change(client: LanguageClient, uri: str, version: int, text: str, range: types.Range | None = None) -> None:
@@ -85,17 +57,6 @@ def change(client: LanguageClient, uri: str, version: int, text: str, range: typ
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[event]
         )
     )
-
-
-async def code_actions(client: LanguageClient, uri: str, rng: types.Range, only=None) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=rng,
-            context=types.CodeActionContext(diagnostics=[], only=only),
-        )
-    )
-    return [a for a in result or [] if isinstance(a, types.CodeAction)]
 
 
 def fixed_by_cli(tmp_path: Path, source: Path, *flags: str) -> str:

@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
+from clirun import cli
 
 pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed"),
@@ -46,16 +45,8 @@ def record(pid):
 RESULT = "    return f(torch.ones(2, requires_grad=True))\n"
 
 
-def _env() -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("FORCE_COLOR", None)
-    return env
-
-
-def fip(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fixinplace", *args], cwd=cwd, env=_env(), capture_output=True,
-                          text=True, timeout=timeout)
+def fip(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return cli(*args, cwd=cwd, timeout=120)
 
 
 def verify_rows(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
