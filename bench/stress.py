@@ -28,9 +28,8 @@ measure peak memory per source byte. Deterministic for a seed; prints counts and
    that the server's diagnostics, fix-all, quick fix and hover can be compared with `check_source`, `fix_text`
    and `offer`/`apply_offered` run here on the client's text (ranges through `fixinplace.lsp.convert`). Server
    crashes, unanswered requests, tracebacks on its stderr and errors it logs are defects too.
-3. Memory (skipped by `--quick`): `check --no-cache` on generated files of `--memory-sizes` MB made of
-   `def fN(x): y = x.exp(); y.add_(1); return y`, each run alone in a subprocess (`os.wait4` gives its own peak
-   RSS); printed, not judged.
+3. Memory (skipped by `--quick`): the rows of `bench/memory.py` for `--memory-sizes` MB of generated source
+   (peak RSS of `check --no-cache`, each run alone in a subprocess); printed, not judged.
 
 The first example of each defect kind is saved under `--examples` (default: a folder in the temp directory) and
 named in the output.
@@ -1187,45 +1186,12 @@ def lsp_storm(edits: int, seed: int, tally: Tally, checkpoints: Optional[int] = 
 # 3. Memory
 
 
-def hazard_file(size: int) -> str:
-    parts, n, k = ["import torch\n\n\n"], 15, 0
-    while n < size:
-        part = f"def f{k}(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n\n\n"
-        parts.append(part)
-        n, k = n + len(part), k + 1
-    return "".join(parts)
-
-
-def measure_check(path: Path) -> tuple[float, int, int]:
-    """(seconds, peak RSS in bytes, exit status) of `fixinplace check --no-cache` on one file, run alone."""
-    start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "fixinplace", "check", "--no-cache", "-q", str(path)],
-                            cwd=path.parent, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.monotonic() - start, usage.ru_maxrss * 1024, proc.returncode
-
-
 def memory(sizes_mb: list[float]) -> list[str]:
-    folder = Path(tempfile.mkdtemp(prefix="fixinplace-memory-"))
-    rows = []
-    try:
-        tiny = folder / "tiny.py"
-        tiny.write_text(hazard_file(1))
-        _, base_rss, _ = measure_check(tiny)
-        rows.append(f"  baseline (one function): peak RSS {base_rss / 2**20:.0f} MB")
-        for mb in sizes_mb:
-            path = folder / f"dense_{mb:g}mb.py"
-            text = hazard_file(int(mb * 2**20))
-            path.write_text(text)
-            size = len(text.encode())
-            seconds, rss, status = measure_check(path)
-            rows.append(f"  {size / 2**20:.1f} MB, {text.count('def '):,} functions with a hazard: {seconds:.1f} s, "
-                        f"peak RSS {rss / 2**20:.0f} MB, {rss / size:.0f} bytes of RSS per source byte "
-                        f"({(rss - base_rss) / size:.0f} above the baseline), exit {status}")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return rows
+    """The rows of `bench/memory.py` (peak RSS of check per source byte), indented."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import memory as memory_bench
+
+    return ["  " + row for row in memory_bench.rows(sizes_mb)]
 
 
 # =================================================================================================================

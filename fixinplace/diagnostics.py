@@ -37,7 +37,7 @@ class Fix:
         return {"applicability": self.applicability, "description": self.description}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Related:
     """A secondary location, e.g. the line of the op that saved the tensor."""
 
@@ -46,7 +46,7 @@ class Related:
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One hazard at one in-place write. Lines and columns are 1-based; columns count characters."""
 

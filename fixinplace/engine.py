@@ -36,6 +36,7 @@ from typing import Callable, Iterable, Protocol, Sequence
 from fixinplace import prefilter
 from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
+from fixinplace.parsing import parse_module
 from fixinplace.reading import NotRegularFile, TooLarge, is_regular_file, os_reason, read_regular_bytes
 from fixinplace.settings import Settings
 
@@ -119,7 +120,7 @@ def parse_source(source: str, path: str = "<string>") -> ast.Module:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning (e.g. invalid escapes) is not ours to print
-            return ast.parse(source, filename=path)
+            return parse_module(source, filename=path)
     except SyntaxError as e:
         line = e.lineno or 1
         col = e.offset or 1
@@ -365,6 +366,8 @@ class Report:
 #: Below this many files to analyse, one process: starting worker processes would cost more than it saves.
 _PARALLEL_MIN_FILES = 32
 _FILES_PER_WORKER = 8  # at least this many files per worker process
+#: Files larger than this are checked one at a time, in the main process (1 MiB: a few hundred MB of memory).
+LARGE_FILE_BYTES = 1024 * 1024
 
 
 class Progress(Protocol):
@@ -377,30 +380,49 @@ class Progress(Protocol):
 
 def _check_many(files: Sequence[str], settings: Settings, progress: Progress | None = None,
                 refine: Refine | None = None) -> list[tuple[FileResult, str | None]]:
-    """Every file's result, in the order of `files`: in worker processes when there are many, else here."""
+    """Every file's result, in the order of `files`: in worker processes when there are many, else here.
+
+    Files over `LARGE_FILE_BYTES` are checked here, one at a time, after the others: the analysis of a file peaks
+    at about 220 bytes of memory per source byte, so however many workers run, at most one large file is in memory
+    at once (see docs/reliability.md, Memory)."""
     workers = min(settings.worker_count(), len(files) // _FILES_PER_WORKER or 1)
     if workers > 1 and len(files) >= _PARALLEL_MIN_FILES:
+        large = {i for i, f in enumerate(files) if _size(f) > LARGE_FILE_BYTES}
+        small = [f for i, f in enumerate(files) if i not in large]
         try:
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                results = []
+                done = []
                 # Small chunks keep the workers busy to the end (file costs vary a lot) and the progress smooth.
-                chunk = max(1, min(8, len(files) // (workers * 16)))
-                for item in pool.map(_check, files, [settings] * len(files), [refine] * len(files),
+                chunk = max(1, min(8, len(small) // (workers * 16)))
+                for item in pool.map(_check, small, [settings] * len(small), [refine] * len(small),
                                      chunksize=chunk):
-                    results.append(item)
+                    done.append(item)
                     if progress is not None:
                         progress.advance()
-                return results
         except (OSError, ImportError, RuntimeError):  # no process support here: fall back to one process
             pass
-    results = []
-    for f in files:
-        results.append(_check(f, settings, refine))
-        if progress is not None:
-            progress.advance()
-    return results
+        else:
+            checked = iter(done)
+            return [_check_one(f, settings, refine, progress) if i in large else next(checked)
+                    for i, f in enumerate(files)]
+    return [_check_one(f, settings, refine, progress) for f in files]
+
+
+def _check_one(path: str, settings: Settings, refine: Refine | None,
+               progress: Progress | None) -> tuple[FileResult, str | None]:
+    result = _check(path, settings, refine)
+    if progress is not None:
+        progress.advance()
+    return result
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # the check itself reports why the file cannot be read
 
 
 def run_check(paths: Sequence[str], settings: Settings | None = None, progress: Progress | None = None,

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Optional
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     """Where an expression or statement is in the source."""
 
@@ -21,7 +21,7 @@ class Span:
     end_column: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Operand:
     """One other operand of a write (`y` in `x.add_(y)`, `x += y`, `x[i] = y`)."""
 
@@ -34,7 +34,7 @@ class Operand:
     follows_target: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SavedBy:
     """One save that the write invalidated: the op, what it saved, and where."""
 
@@ -59,7 +59,7 @@ class SavedBy:
     inputs: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Statement:
     """The statement a write stands in."""
 
@@ -69,7 +69,7 @@ class Statement:
     assigned: str = ""  # for `assign`: the name bound to the write's result
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WriteFacts:
     """Everything the fix stage may need about one in-place write."""
 

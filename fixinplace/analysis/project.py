@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from fixinplace.lines import line_texts
+from fixinplace.parsing import parse_module
 from fixinplace.reading import read_regular_bytes
 
 MAX_MODULES = 8  # project modules run for one file, the first ones it uses (on a large package, more cost
@@ -206,7 +207,7 @@ def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, ast.Module, frozen
     try:
         data = read_regular_bytes(path, MAX_MODULE_BYTES)
         source = data.decode("utf-8-sig")
-        tree = ast.parse(source, filename=path)
+        tree = parse_module(source, filename=path)
         return source, tree, frozenset(id(node) for node in ast.walk(tree)), tuple(line_texts(source))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -33,7 +33,7 @@ def describe_role(save: Save) -> str:
     return f"its {save.role}"
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
     """A diagnostic being collected: the most severe message, and every save the write invalidated."""
 

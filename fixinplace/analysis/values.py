@@ -57,7 +57,7 @@ def compatible(p: Path, q: Path) -> bool:
     return True
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Group:
     """One version counter: a base tensor with all its views and aliases."""
 
@@ -96,7 +96,7 @@ class LeafUse:
     group: Group
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Save:
     """A tensor saved for backward by an op, at a given version of its group."""
 
@@ -117,7 +117,7 @@ class Save:
     file: str = ""  # the project file the op is in, when not the checked file ("" for the checked file)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Write:
     """An in-place write (a version bump, or a silent change of values)."""
 
@@ -134,7 +134,7 @@ class Write:
     maybe_not_tensor: bool = False  # nothing showed the written value is a tensor (an unannotated argument)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Site:
     """The source location of one in-place write, shared by every abstract execution of it."""
 
