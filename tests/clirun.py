@@ -11,8 +11,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | None = None, timeout: float = 300,
-        encoding: str | None = None) -> subprocess.CompletedProcess:
-    """`python -m fixinplace ARGS` with this checkout first on the path, no colour and no debug re-raise."""
+        encoding: str | None = None, as_user: bool = False) -> subprocess.CompletedProcess:
+    """`python -m fixinplace ARGS` with this checkout first on the path, no colour and no debug re-raise;
+    `as_user`: with file permissions applied even when the tests run as root (`without_permission_override`)."""
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("FORCE_COLOR", None)
@@ -25,4 +26,23 @@ def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | N
         encoding=encoding,
         env=env,
         timeout=timeout,
+        **(without_permission_override() if as_user else {}),
     )
+
+
+def without_permission_override() -> dict:
+    """subprocess arguments under which file permissions apply: as root, the child drops the capabilities that
+    override them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) from its bounding set before it runs Python."""
+    if os.geteuid() != 0:
+        return {}
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_capbset_drop, cap_dac_override, cap_dac_read_search = 24, 1, 2
+
+    def drop() -> None:
+        for cap in (cap_dac_override, cap_dac_read_search):
+            if libc.prctl(pr_capbset_drop, cap, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+    return {"preexec_fn": drop}

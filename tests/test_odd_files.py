@@ -101,31 +101,8 @@ def test_cache_entries_with_wrong_fields_are_misses_and_rewritten(tmp_path: Path
     assert json.loads(entry.read_text()) == good  # the fresh result replaced the bad entry
 
 
-def _without_permission_override() -> dict:
-    """subprocess arguments under which file permissions apply: as root, the child drops the capabilities that
-    override them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) from its bounding set before it runs Python."""
-    if os.geteuid() != 0:
-        return {}
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_capbset_drop, cap_dac_override, cap_dac_read_search = 24, 1, 2
-
-    def drop() -> None:
-        for cap in (cap_dac_override, cap_dac_read_search):
-            if libc.prctl(pr_capbset_drop, cap, 0, 0, 0) != 0:
-                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-    return {"preexec_fn": drop}
-
-
 @pytest.mark.parametrize("command", [["check", "--no-cache"], ["fix"]])
 def test_unreadable_files_and_folders_are_one_line_errors(tmp_path: Path, command: list[str]):
-    import subprocess
-    import sys
-
-    from clirun import REPO
-
     project = _project(tmp_path)
     (project / "secret.py").write_text(HAZARD)
     (project / "secret.py").chmod(0o000)
@@ -135,9 +112,7 @@ def test_unreadable_files_and_folders_are_one_line_errors(tmp_path: Path, comman
     locked.chmod(0o000)
     try:
         for paths in (["good.py", "secret.py", "locked/inside.py", "locked"], ["."]):
-            proc = subprocess.run(
-                [sys.executable, "-m", "fixinplace", *command, *paths], cwd=project, capture_output=True, text=True,
-                env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=300, **_without_permission_override())
+            proc = cli(*command, *paths, cwd=project, as_user=True)
             output = proc.stdout + proc.stderr
             assert proc.returncode == 2, output
             assert "Traceback" not in output

@@ -30,6 +30,7 @@ from fixinplace.fix.files import (
 )
 
 OLD = "import torch\nw = torch.zeros(3, requires_grad=True)\nw.add_(1)  # keep me\n"
+HAZARD = "import torch\n\n\ndef f(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n"  # a safe fix
 NEW = "import torch\nw = torch.zeros(3, requires_grad=True)\nwith torch.no_grad():\n    w.add_(1)  # keep me\n"
 
 
@@ -250,20 +251,22 @@ def test_a_file_changed_since_it_was_read_is_not_overwritten(tmp_path):
 
 
 def test_a_failed_write_leaves_the_original_and_no_temporary_file(tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root can write into a read-only folder")
+    from clirun import cli
+
     folder = tmp_path / "ro"
     folder.mkdir()
     f = folder / "f.py"
-    f.write_text(OLD)
-    patch = make_patch(read_file(str(f)), NEW)
+    f.write_text(HAZARD)
     os.chmod(folder, 0o555)
     try:
-        with pytest.raises(PatchError, match="cannot write"):
-            write_patch(patch)
+        # As root, the child drops the capabilities that would let it write into a read-only folder.
+        proc = cli("fix", "--apply", "ro/f.py", cwd=tmp_path, as_user=True)
     finally:
         os.chmod(folder, 0o755)
-    assert f.read_text() == OLD and sorted(p.name for p in folder.iterdir()) == ["f.py"]
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and errors[0].startswith("ro/f.py: error: cannot write"), proc.stderr
+    assert f.read_text() == HAZARD and sorted(p.name for p in folder.iterdir()) == ["f.py"]
 
 
 def test_bytes_that_do_not_round_trip_are_refused(tmp_path):
