@@ -31,7 +31,7 @@ from fixinplace.reading import read_regular_bytes
 from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
 
-SCHEMA = "v3"
+SCHEMA = "v4"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any real entry; a link to /dev/zero stops here
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache made by fixinplace (check --no-cache skips it).\n"
 
@@ -60,7 +60,7 @@ def settings_fingerprint(settings: Settings, prefilter_on: bool, variant: str = 
     fix_settings = [settings.unsafe_fixes, settings.fix_style] if variant else []
     return json.dumps(
         [list(settings.select), list(settings.ignore), settings.severity.value, settings.max_file_size, prefilter_on,
-         variant, *fix_settings]
+         variant, *fix_settings, [[glob, list(codes)] for glob, codes in settings.per_file_ignores]]
     )
 
 
@@ -92,7 +92,7 @@ class Cache:
         digest = hashlib.sha256(self._prefix)
         digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
-        for dependency in project.dependency_files(path, data.decode("utf-8", "replace")):
+        for dependency in project.dependency_files(path, _code_text(path, data)):
             digest.update(f"\0{dependency}\0{_file_digest(dependency)}".encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
@@ -145,6 +145,19 @@ class Cache:
         self._ready = True
 
 
+def _code_text(path: str, data: bytes) -> str:
+    """The Python code of a file's bytes, whose imports the analysis follows: a notebook's joined code cells."""
+    text = data.decode("utf-8", "replace")
+    if not path.lower().endswith(".ipynb"):
+        return text
+    from fixinplace.notebook import NotebookError, parse_notebook
+
+    try:
+        return parse_notebook(text).join().text
+    except NotebookError:
+        return ""
+
+
 def _file_digest(path: Path) -> str:
     """The SHA-256 of a file's bytes (each file read once per process while its size and time are unchanged: the
     files of a package import the same modules)."""
@@ -175,10 +188,10 @@ def result_to_json(result: FileResult) -> dict[str, Any]:
         "error": result.error.message if result.error is not None else None,
         "diagnostics": [
             {
-                "line": d.line, "column": d.column, "end_line": d.end_line, "end_column": d.end_column,
+                "cell": d.cell, "line": d.line, "column": d.column, "end_line": d.end_line, "end_column": d.end_column,
                 "code": d.code, "severity": d.severity.value, "message": d.message,
                 "fix": [d.fix.applicability, d.fix.description, d.fix.strategy] if d.fix is not None else None,
-                "related": [[r.line, r.column, r.message] for r in d.related],
+                "related": [[r.line, r.column, r.message, r.cell] for r in d.related],
                 "facts": d.facts.to_json() if d.facts is not None else None,
             }
             for d in result.diagnostics
@@ -199,6 +212,8 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
         return FileResult(path, error=FileError(path, error))
     if not isinstance(entries, list):
         raise ValueError("diagnostics are not a list")
+    if path.lower().endswith(".ipynb"):
+        data = None  # a notebook's lines are lines of its cells, not of its JSON
     last_line = count_line_endings(data) + 1 if data is not None else None  # a line after the last ending
     last_column = len(data) + 1 if data is not None else None
     diagnostics = []
@@ -215,8 +230,11 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
         if fix is not None and not (isinstance(fix, list) and len(fix) == 3 and fix[0] in ("safe", "unsafe")
                                     and all(isinstance(x, str) for x in fix)):
             raise ValueError("a malformed fix")
-        if not all(isinstance(r, list) and len(r) == 3 and isinstance(r[2], str) for r in related):
+        if not all(isinstance(r, list) and len(r) == 4 and isinstance(r[2], str) for r in related):
             raise ValueError("a malformed related location")
+        cell = d.get("cell")
+        if cell is not None:
+            cell = _number(cell, None)
         facts = d.get("facts")
         if facts is not None and not isinstance(facts, dict):
             raise ValueError("malformed facts")
@@ -228,8 +246,9 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
             path=path, line=line, column=column, end_line=end_line, end_column=end_column, code=code,
             severity=Severity(d.get("severity")), message=message,
             fix=Fix(*fix) if fix is not None else None,
-            related=tuple(Related(_number(r[0], last_line), _number(r[1], last_column), r[2]) for r in related),
-            facts=built_facts,
+            related=tuple(Related(_number(r[0], last_line), _number(r[1], last_column), r[2],
+                                  None if r[3] is None else _number(r[3], None)) for r in related),
+            facts=built_facts, cell=cell,
         ))
     return FileResult(path, diagnostics=diagnostics)
 

@@ -1,22 +1,26 @@
-"""The `fixinplace` command line.
+"""The `fixinplace` command line (every flag is documented in docs/cli.md).
 
-    fixinplace check [PATH...] [--format text|json|sarif|github] [--select CODES] [--ignore CODES]
-                     [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
-                     [--output-file FILE] [--jobs N] [--no-cache]
-    fixinplace fix PATH... [--apply] [--unsafe-fixes] [--select CODES] [--ignore CODES]
-                   [--severity info|warning|error] [--exclude GLOB] [--config PYPROJECT] [--quiet]
-                   [--verify [--timeout S] [--memory SIZE]]
+    fixinplace check [PATH...|-] [--format text|json|sarif|github] [--select/--extend-select CODES]
+                     [--ignore/--extend-ignore CODES] [--per-file-ignores GLOB:CODES] [--severity LEVEL]
+                     [--exclude GLOB] [--config FILE] [--quiet] [--output-file FILE] [--jobs N] [--no-cache]
+                     [--statistics] [--exit-zero] [--show-fixes] [--stdin-filename PATH] [--add-noqa] [--watch]
+                     [--color auto|always|never]
+    fixinplace fix [PATH...|-] [--apply] [--unsafe-fixes] [selection flags as check] [--quiet] [--show-fixes]
+                   [--output-file FILE] [--stdin-filename PATH] [--verify [--timeout S] [--memory SIZE]]
     fixinplace verify PATH... [--entry NAME [--inputs NAME]] [--device cpu|cuda|all] [--format text|json]
-                      [--timeout S] [--memory SIZE] [--unsafe-fixes]
+                      [--timeout S] [--memory SIZE] [--unsafe-fixes] [--output-file FILE]
     fixinplace trace [--format text|json] [--output-file FILE] [-m] SCRIPT|MODULE [ARGS...]
-    fixinplace --version
+    fixinplace rule CODE|--all [--output-format text|json]
+    fixinplace version | -V | --version
+    fixinplace generate-shell-completion bash|zsh|fish
 
 Exit codes of `check`: 0 no error or warning reported; 1 some; 2 a usage or configuration error, or a path or
 file that could not be checked (reported after every other file was checked). Exit codes of `fix`: without
 `--apply`, 0 when the diff is empty, 1 when not; with `--apply`, 0 when no error or warning hazard remains, 1 when
 some do; 2 for usage errors and files that could not be read, parsed or written (after all other files). Usage
 errors are one line on stderr. Only the standard library, typer and fixinplace's own check modules are imported
-here (no libcst, pygls or torch), to keep start-up fast; `fix` imports libcst (through the codemods) when it runs.
+here (no libcst, pygls or torch), to keep start-up fast; `fix` imports libcst (through the codemods) when it runs,
+and `check` only for a file with an error or a warning (to find its checked fix: `[*]`, json, sarif).
 
 `verify` (and `fix --verify`) run user code, only in a child process (`fixinplace.verify`); torch is never
 imported here. `lsp` runs the language server (`fixinplace.lsp`, importing pygls only when it runs). `trace` runs a
@@ -34,7 +38,7 @@ from typing import List, Optional
 import typer
 
 from fixinplace import __version__
-from fixinplace.diagnostics import one_line, printable_path
+from fixinplace.diagnostics import one_line, position, printable_path
 
 try:  # typer >= 0.2x vendors click
     from typer._click.exceptions import ClickException, UsageError
@@ -60,6 +64,28 @@ class SeverityChoice(str, Enum):
     info = "info"
     warning = "warning"
     error = "error"
+
+
+class _Argument(typer.core.TyperArgument):
+    """An argument shown as its metavar only: `PATH...`, not `{PATH}...` nor `PATH <list[str]>`."""
+
+    def display_type_rich(self, ctx):  # noqa: D102 - the type is in the help text
+        return None
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw
+        name = name if self.required else f"[{name}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose arguments read as in other Unix tools' help (see `_Argument`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if type(param) is typer.core.TyperArgument:
+                param.__class__ = _Argument
 
 
 app = typer.Typer(
@@ -88,20 +114,56 @@ def _version_callback(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version and exit."),
+        typer.Option("--version", "-V", callback=_version_callback, is_eager=True, help="Print the version and exit."),
     ] = False,
 ) -> None:
     """Find the in-place tensor writes that break PyTorch autograd."""
 
 
-def _use_color(output_file: Optional[Path]) -> bool:
-    if output_file is not None:
+class ColorChoice(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+ColorOption = Annotated[
+    ColorChoice,
+    typer.Option("--color", help="Colour the text output: auto (on a terminal, unless NO_COLOR is set; FORCE_COLOR "
+                 "forces it), always or never.", case_sensitive=False),
+]
+
+
+def _use_color(output_file: Optional[Path], color: ColorChoice = ColorChoice.auto, stream=None) -> bool:
+    """Whether to colour: `--color always|never`, else (auto) NO_COLOR, then FORCE_COLOR, then whether the output is a
+    terminal (never when it goes to a file)."""
+    if color is ColorChoice.always:
+        return True
+    if color is ColorChoice.never or output_file is not None:
         return False
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
         return True
-    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+    return (stream or sys.stdout).isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _emit(data: str | bytes, output_file: Optional[Path]) -> None:
+    """Write a report to FILE (replaced whole, through a temporary file) or to stdout."""
+    if output_file is None:
+        _write_stdout(data)
+        return
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    folder = output_file.parent if str(output_file.parent) else Path(".")
+    tmp = folder / f".{output_file.name}.{os.getpid()}.tmp"
+    try:
+        tmp.write_bytes(raw)
+        os.replace(tmp, output_file)
+    except OSError as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise _fail(f"{output_file}: cannot write: {e.strerror or e}") from None
 
 
 # Options shared by `check` and `fix` (one definition, so that both commands read their settings the same way).
@@ -112,6 +174,30 @@ SelectOption = Annotated[
 IgnoreOption = Annotated[
     Optional[List[str]],
     typer.Option("--ignore", metavar="CODES", help="Comma-separated rule codes or prefixes not to report.", show_default=False),
+]
+ExtendSelectOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--extend-select", metavar="CODES", help="Rule codes or prefixes to report on top of the selection.",
+                 show_default=False),
+]
+ExtendIgnoreOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--extend-ignore", metavar="CODES", help="Rule codes or prefixes not to report, on top of the "
+                 "configured ignore list.", show_default=False),
+]
+PerFileIgnoresOption = Annotated[
+    Optional[List[str]],
+    typer.Option("--per-file-ignores", metavar="GLOB:CODES", help="Codes not to report in the files matching GLOB "
+                 "(repeatable; added to the config's per-file-ignores).", show_default=False),
+]
+StdinFilenameOption = Annotated[
+    Optional[str],
+    typer.Option("--stdin-filename", metavar="PATH", help="The name of the code read from standard input (`-`): "
+                 "shown in the report, and used to find the config and apply the exclusions.", show_default=False),
+]
+OutputFileOption = Annotated[
+    Optional[Path],
+    typer.Option("--output-file", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.", show_default=False),
 ]
 SeverityOption = Annotated[
     Optional[SeverityChoice],
@@ -147,7 +233,9 @@ FixStyleOption = Annotated[
 ]
 ConfigOption = Annotated[
     Optional[Path],
-    typer.Option("--config", metavar="PYPROJECT", help="Read [tool.fixinplace] from this file instead of the nearest pyproject.toml.", show_default=False),
+    typer.Option("--config", metavar="FILE", help="Read the settings from this file (a fixinplace.toml, or a "
+                 "pyproject.toml's [tool.fixinplace]) instead of the nearest .fixinplace.toml, fixinplace.toml or "
+                 "pyproject.toml.", show_default=False),
 ]
 
 
@@ -167,6 +255,7 @@ def _load_settings(
         return load_settings(config, targets).override(
             select=select,
             ignore=ignore,
+            # (extend_select, extend_ignore and per_file_ignores come in `more`)
             severity=severity.value if severity is not None else None,
             extend_exclude=exclude,
             **more,
@@ -190,27 +279,57 @@ def _write_stdout(data: str | bytes) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-@app.command()
+CHECK_EPILOG = """\b
+Exit status:
+  0  no error or warning reported (also with --exit-zero when some were)
+  1  an error or warning reported
+  2  a usage or configuration error, or a path or file that could not be checked
+"""
+
+
+def _stdin_target(paths: Optional[List[str]], stdin_filename: Optional[str]) -> tuple[List[str], bool]:
+    """The paths to check and whether the code comes from standard input (`-`, or only --stdin-filename)."""
+    targets = list(paths) if paths else []
+    if "-" in targets and targets != ["-"]:
+        raise _fail("`-` (standard input) cannot be combined with other paths")
+    stdin = targets == ["-"] or (not targets and stdin_filename is not None)
+    if stdin_filename is not None and not stdin:
+        raise _fail("--stdin-filename names the code read from standard input: pass `-` instead of paths")
+    if stdin:
+        return [stdin_filename] if stdin_filename else ["."], True
+    return targets or ["."], False
+
+
+def _read_stdin() -> bytes:
+    """Standard input, read once, whole."""
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as e:
+        raise _fail(f"-: cannot read standard input: {e.strerror or e}") from None
+
+
+@app.command(cls=_Command, epilog=CHECK_EPILOG)
 def check(
     paths: Annotated[
         Optional[List[str]],
-        typer.Argument(metavar="PATH", help="Files and folders to check (default: the current folder).", show_default=False),
+        typer.Argument(metavar="PATH", help="Files and folders to check (default: the current folder); `-` reads "
+                       "the code from standard input.", show_default=False),
     ] = None,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", help="Report format.", case_sensitive=False)
     ] = OutputFormat.text,
     select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
     ignore: IgnoreOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
+    per_file_ignores: PerFileIgnoresOption = None,
     severity: SeverityOption = None,
     exclude: ExcludeOption = None,
     config: ConfigOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Text format: only the diagnostic and error lines, no source or summary; no progress bar.")
     ] = False,
-    output_file: Annotated[
-        Optional[Path],
-        typer.Option("--output-file", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.", show_default=False),
-    ] = None,
+    output_file: OutputFileOption = None,
     jobs: Annotated[
         Optional[int],
         typer.Option("--jobs", "-j", metavar="N", help="Worker processes (0: one per CPU) [default: 0].", show_default=False),
@@ -220,56 +339,207 @@ def check(
     ] = False,
     unsafe_fixes: UnsafeFixesOption = None,
     fix_style: FixStyleOption = None,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Print the number of diagnostics of each code instead of the "
+                           "diagnostics (text or json format).")
+    ] = False,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit with status 0 even when errors or warnings are reported "
+                           "(files that could not be checked still exit 2).")
+    ] = False,
+    show_fixes: Annotated[
+        bool, typer.Option("--show-fixes", help="Text format: show each diagnostic's fix (`= help:` line).")
+    ] = False,
+    stdin_filename: StdinFilenameOption = None,
+    add_noqa: Annotated[
+        bool, typer.Option("--add-noqa", help="Add a `# fixinplace: ignore[CODE]` comment for every diagnostic "
+                           "reported, instead of reporting them.")
+    ] = False,
+    watch: Annotated[
+        bool, typer.Option("--watch", "-w", help="Check again whenever a checked file or the config changes "
+                           "(until Ctrl-C).")
+    ] = False,
+    color: ColorOption = ColorChoice.auto,
 ) -> None:
     """Report the in-place tensor writes that break (or may break) autograd."""
     from fixinplace.engine import run_check
-    from fixinplace.output import render
     from fixinplace.progress import ProgressBar
 
-    targets = list(paths) if paths else ["."]
-    settings = _load_settings(config, targets, select, ignore, severity, exclude, jobs=jobs,
-                              cache=False if no_cache else None, unsafe_fixes=unsafe_fixes, fix_style=fix_style)
+    targets, stdin = _stdin_target(paths, stdin_filename)
+    if stdin and (add_noqa or watch):
+        raise _fail(f"{'--add-noqa' if add_noqa else '--watch'} needs files, not standard input")
+    if statistics and output_format not in (OutputFormat.text, OutputFormat.json):
+        raise _fail("--statistics prints text or json (--format text|json)")
+    def load():
+        return _load_settings(config, targets, select, ignore, severity, exclude, jobs=jobs,
+                              cache=False if no_cache else None, unsafe_fixes=unsafe_fixes, fix_style=fix_style,
+                              extend_select=extend_select, extend_ignore=extend_ignore,
+                              per_file_ignores=per_file_ignores)
+
+    settings = load()
     refine = None
-    if output_format in (OutputFormat.json, OutputFormat.sarif):
-        from fixinplace.fix import offer as refine  # these formats show each diagnostic's checked fix
-    progress = ProgressBar() if ProgressBar.wanted(quiet) else None
-    try:
-        report = run_check(targets, settings, progress, refine)
-    finally:
-        if progress is not None:
-            progress.close()
-    text = render(report, output_format.value, color=_use_color(output_file), quiet=quiet)
-    if output_file is not None:
+    if output_format is not OutputFormat.github and not add_noqa:
+        # json and sarif show each diagnostic's checked fix; text marks the fixable ones (`[*]`). The fix stage
+        # (LibCST) is imported and runs only for files with errors or warnings, and the cache keeps its results.
+        from fixinplace.fixable import offer_fixes as refine
+    data = _read_stdin() if stdin else b""
+
+    def once():
+        nonlocal settings
+        if watch:  # the configuration may have changed since the last check
+            settings = load()
+        if stdin:
+            from fixinplace.stdin import STDIN, check_stdin
+
+            return check_stdin(data, stdin_filename or STDIN, settings, refine)
+        progress = ProgressBar() if ProgressBar.wanted(quiet) and not watch else None
         try:
-            output_file.write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise _fail(f"{output_file}: cannot write: {e.strerror or e}") from None
-    else:
-        _write_stdout(text)
-    raise typer.Exit(report.exit_code)
+            return run_check(targets, settings, progress, refine)
+        finally:
+            if progress is not None:
+                progress.close()
+
+    def show(report) -> str:
+        if statistics:
+            from fixinplace.output.text import statistics as text_statistics
+
+            if output_format is OutputFormat.json:
+                return _statistics_json(report, settings.unsafe_fixes)
+            return text_statistics(report, settings.unsafe_fixes)
+        from fixinplace.output import render
+
+        return render(report, output_format.value, color=_use_color(output_file, color), quiet=quiet,
+                      show_fixes=show_fixes, unsafe_fixes=settings.unsafe_fixes)
+
+    if watch:
+        _watch(once, show, targets, lambda: settings, output_file)
+    report = once()
+    if add_noqa:
+        raise typer.Exit(_add_noqa(report, settings))
+    _emit(show(report), output_file)
+    code = report.exit_code
+    raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _statistics_json(report, unsafe_fixes: bool) -> str:
+    """`--statistics --format json`: `[{"code", "name", "count", "fixable"}]`, most frequent first (as Ruff)."""
+    import json
+
+    from fixinplace.output.text import fixable
+    from fixinplace.rules import RULES_BY_CODE
+
+    counts: dict = {}
+    for d in report.diagnostics:
+        counts.setdefault(d.code, []).append(d)
+    rows = [{"code": code, "name": RULES_BY_CODE[code].name if code in RULES_BY_CODE else None, "count": len(ds),
+             "fixable": all(fixable(d, unsafe_fixes) for d in ds)}
+            for code, ds in sorted(counts.items(), key=lambda item: (-len(item[1]), item[0]))]
+    return json.dumps(rows, indent=2) + "\n"
+
+
+def _add_noqa(report, settings) -> int:
+    """`check --add-noqa`: write the comments, say how many, return the exit status."""
+    from fixinplace.noqa import add_noqa
+
+    result = add_noqa(report.diagnostics, settings.max_file_size)
+    for e in [*report.errors, *result.errors]:
+        print(f"{printable_path(e.path)}: error: {e.message}", file=sys.stderr)
+    print(f"Added {_plural(result.added, 'suppression comment')} to {_plural(len(result.files), 'file')}.")
+    return 2 if report.errors or result.errors else 0
+
+
+#: Seconds between two looks at the watched files' modification times.
+WATCH_INTERVAL = 0.5
+
+
+def _watch_snapshot(targets: List[str], settings) -> dict:
+    """(modification time, size) of every file a check of `targets` would read, and of every configuration file
+    that could apply (one created later is seen too)."""
+    from fixinplace.discovery import discover
+    from fixinplace.settings import CONFIG_NAMES, common_folder
+
+    files = list(discover(targets, settings).files)
+    start = common_folder(targets, Path.cwd())
+    files += [str(folder / name) for folder in (start, *start.parents) for name in CONFIG_NAMES]
+    if settings.config_file is not None:
+        files.append(str(settings.config_file))
+    snapshot = {}
+    for path in files:
+        try:
+            st = os.stat(path)
+            snapshot[path] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            snapshot[path] = None
+    return snapshot
+
+
+def _watch(once, show, targets: List[str], current_settings, output_file: Optional[Path]) -> None:
+    """`check --watch`: check, then check again after each change to the files or the configuration (polling),
+    until interrupted. A configuration that became invalid is reported (one line) and watched until it is fixed."""
+    import time
+
+    seen = None
+    while True:
+        current = _watch_snapshot(targets, current_settings())
+        if current != seen:
+            seen = current
+            try:
+                report = once()
+            except typer.Exit:  # a configuration error, already printed: wait for the next change
+                report = None
+            if report is not None:
+                stamp = time.strftime("%H:%M:%S")
+                _emit(f"[{stamp}] Checked {_plural(len(report.files), 'file')}.\n" + show(report), output_file)
+            print("Watching for file changes (Ctrl-C to stop).", file=sys.stderr, flush=True)
+        time.sleep(WATCH_INTERVAL)
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-@app.command()
+FIX_EPILOG = """\b
+Exit status:
+  0  without --apply: nothing to fix; with --apply: no error or warning hazard remains
+  1  without --apply: the diff is not empty; with --apply: some hazards remain (see the summary)
+  2  a usage error, or a file that could not be read, parsed or written
+`fix -` prints the fixed code on stdout and exits as with --apply.
+"""
+
+
+@app.command(cls=_Command, epilog=FIX_EPILOG)
 def fix(
     paths: Annotated[
-        List[str],
-        typer.Argument(metavar="PATH", help="Files and folders to fix.", show_default=False),
-    ],
+        Optional[List[str]],
+        typer.Argument(metavar="PATH", help="Files and folders to fix (default: the current folder); `-` reads the "
+                       "code from standard input and prints it fixed.", show_default=False),
+    ] = None,
     apply: Annotated[
         bool, typer.Option("--apply", help="Rewrite the files (default: print the unified diff, change nothing).")
     ] = False,
     unsafe_fixes: UnsafeFixesOption = None,
     fix_style: FixStyleOption = None,
     select: SelectOption = None,
+    extend_select: ExtendSelectOption = None,
     ignore: IgnoreOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
+    per_file_ignores: PerFileIgnoresOption = None,
     severity: SeverityOption = None,
     exclude: ExcludeOption = None,
     config: ConfigOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary; only the diff and the error lines.")] = False,
+    summary_only: Annotated[
+        bool, typer.Option("--summary", help="Print the summary (on stdout) instead of the diff.")
+    ] = False,
+    show_fixes: Annotated[
+        bool, typer.Option("--show-fixes", help="List each fix (path:line:col: CODE description) in the summary.")
+    ] = False,
+    output_file: Annotated[
+        Optional[Path],
+        typer.Option("--output-file", "-o", metavar="FILE", help="Write what goes to stdout (the diff, or the "
+                     "summary with --apply, or the fixed code of `-`) to FILE.", show_default=False),
+    ] = None,
+    stdin_filename: StdinFilenameOption = None,
     verify: Annotated[
         bool,
         typer.Option("--verify", help="Run each file's original and patched code (see `fixinplace verify`) and keep "
@@ -279,48 +549,89 @@ def fix(
     memory: MemoryOption = None,
 ) -> None:
     """Rewrite the hazardous in-place writes out of place: print the diff, or rewrite the files with --apply."""
+    targets, stdin = _stdin_target(paths, stdin_filename)
+    settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes,
+                              fix_style=fix_style, extend_select=extend_select, extend_ignore=extend_ignore,
+                              per_file_ignores=per_file_ignores)
+    if stdin:
+        if verify:
+            raise _fail("--verify needs files, not standard input")
+        raise typer.Exit(_fix_stdin(_read_stdin(), stdin_filename, settings, output_file, quiet, show_fixes))
     from fixinplace.fix.files import run_fix
 
-    targets = list(paths)
-    settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes,
-                              fix_style=fix_style)
     if timeout <= 0:
         raise _fail("--timeout must be positive")
     memory_cap = _memory(memory)
     report = run_fix(targets, settings, apply=apply and not verify)
     if verify:
         _keep_verified(report, settings, apply, timeout, memory_cap)
-    if not apply:
-        _write_stdout(b"".join(p.diff_bytes() for p in report.patches))
+    if not apply and not summary_only:
+        _emit(b"".join(p.diff_bytes() for p in report.patches), output_file)
     for error in report.errors:
         print(f"{printable_path(error.path)}: error: {error.message}", file=sys.stderr)
     if not quiet:
-        summary = "\n".join(_fix_summary(report)) + "\n"
-        if apply:
-            _write_stdout(summary)
+        summary = "\n".join(_fix_summary(report, show_fixes, list_unsafe=show_fixes or not summary_only)) + "\n"
+        if apply or summary_only:
+            _emit(summary, output_file)
         else:
             sys.stderr.write(summary)
     raise typer.Exit(report.exit_code)
 
 
-def _fix_summary(report) -> List[str]:
-    """The few lines that say what `fix` did (or would do) and what remains."""
+def _fix_stdin(data: bytes, stdin_filename: Optional[str], settings, output_file: Optional[Path], quiet: bool,
+               show_fixes: bool) -> int:
+    """`fix -`: the fixed code on stdout (the input unchanged when it cannot be fixed), the summary on stderr."""
+    from fixinplace.stdin import STDIN, fix_stdin
+
+    name = stdin_filename or STDIN
+    result = fix_stdin(data, name, settings)
+    _emit(result.output, output_file)
+    if result.error is not None:
+        print(f"{printable_path(name)}: error: {result.error.message}", file=sys.stderr)
+    elif not quiet:
+        lines = [f"Fixed {_plural(len(result.applied), 'hazard')}"
+                 + (f"; {len(result.remaining)} {'remains' if len(result.remaining) == 1 else 'remain'}"
+                    if result.remaining else "") + "."]
+        if show_fixes:
+            lines += [f"  {printable_path(name)}:{position(d.line, d.column, d.cell)}: {d.code} "
+                      f"{d.fix.description if d.fix else ''}"
+                      for d in result.applied]
+        for d in result.remaining:
+            lines.append(f"{printable_path(name)}:{position(d.line, d.column, d.cell)}: {d.code} [{d.severity.value}] "
+                         f"{d.message}")
+        sys.stderr.write("\n".join(lines) + "\n")
+    return result.exit_code
+
+
+def _fix_summary(report, show_fixes: bool = False, list_unsafe: bool = True) -> List[str]:
+    """The few lines that say what `fix` did (or would do), what remains, and what a non-zero exit status means;
+    `show_fixes` lists the fixes, `list_unsafe` the hazards that only an unsafe fix would remove."""
     applied, files, remaining = len(report.applied), len(report.fixed_files), len(report.remaining)
     verb = "Fixed" if report.apply else "Would fix"
     line = f"{verb} {_plural(applied, 'hazard')} in {_plural(files, 'file')}"
     if remaining:
         line += f"; {remaining} {'remains' if remaining == 1 else 'remain'} (run `fixinplace check`)"
     lines = [line + "."]
+    if show_fixes:
+        for o in report.outcomes:
+            for d in o.applied:
+                lines.append(f"  {printable_path(d.path)}:{position(d.line, d.column, d.cell)}: {d.code} "
+                             f"{d.fix.description if d.fix else 'fixed'}")
     unsafe_only = report.unsafe_only
     if unsafe_only:
         lines.append(
             f"{_plural(len(unsafe_only), 'remaining hazard')} {'has' if len(unsafe_only) == 1 else 'have'} only an "
-            "unsafe fix; review and apply with `--unsafe-fixes`:"
+            f"unsafe fix; review and apply with `--unsafe-fixes`{':' if list_unsafe else ' (--show-fixes lists them).'}"
         )
-        for d in unsafe_only:
-            lines.append(f"  {printable_path(d.path)}:{d.line}:{d.column}: {d.code} {d.fix.description}")
+        for d in unsafe_only if list_unsafe else ():
+            lines.append(f"  {printable_path(d.path)}:{position(d.line, d.column, d.cell)}: {d.code} {d.fix.description}")
     if report.errors:
         lines.append(f"{_plural(len(report.errors), 'path')} could not be fixed (see the errors above).")
+    elif report.exit_code == 1:
+        if not report.apply and report.patches:
+            lines.append("Exit status 1: there are fixes to make; `fixinplace fix --apply` writes them.")
+        else:
+            lines.append("Exit status 1: some hazards have no fix that `fix` applies; see `fixinplace check`.")
     return lines
 
 
@@ -333,6 +644,14 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
     from fixinplace.verify import pair_of, verify_pairs
 
     report.apply = apply
+    for o in report.outcomes:
+        if o.patch is not None and o.path.lower().endswith(".ipynb"):
+            # Its patch is of the notebook's JSON, not of the code the child runs; `fixinplace verify` runs that.
+            o.error = FileError(o.path, "fix --verify does not support notebooks yet: run `fixinplace verify` on "
+                                        "the notebook, then `fixinplace fix --apply`")
+            report.errors.append(o.error)
+            o.remaining = [d for d in o.applied if d.severity.value in ("error", "warning")] + o.remaining
+            o.applied, o.patch = [], None
     changed = [o for o in report.outcomes if o.patch is not None and o.patch.changed]
     verification = verify_pairs([pair_of(o.path, o.patch.source.text, o.patch.new_text, o.applied) for o in changed],
                                 timeout=timeout, memory=memory)
@@ -448,7 +767,22 @@ class VerifyFormat(str, Enum):
     json = "json"
 
 
-@app.command()
+VERIFY_EPILOG = """\b
+Exit status:
+  0  every result verified (skipped results alone also exit 0, with a note)
+  1  a result failed (the patched code behaved differently)
+  2  a usage error, or a file that could not be read or fixed
+"""
+
+TRACE_EPILOG = """\b
+Exit status:
+  N  the program's own exit status when it is not 0
+  1  the program exited 0 and a hazard was found
+  2  the script or module cannot be found, or the report file cannot be written
+"""
+
+
+@app.command(cls=_Command, epilog=VERIFY_EPILOG)
 def verify(
     paths: Annotated[
         List[str],
@@ -478,6 +812,8 @@ def verify(
         typer.Option("--unsafe-fixes/--no-unsafe-fixes", help="Also verify the unsafe fixes [default: the config's "
                      "unsafe-fixes, else off].", show_default=False),
     ] = None,
+    output_file: OutputFileOption = None,
+    color: ColorOption = ColorChoice.auto,
 ) -> None:
     """Prove each fix: run the original and the patched code in a child process and compare outputs, gradients and
     visible side effects.
@@ -503,9 +839,16 @@ def verify(
     found = discover(targets, settings)
     errors = [f"{printable_path(e.path)}: error: {e.message}" for e in found.errors]
     pairs = []
+    notebooks = {}  # path -> its joined code cells (`fixinplace.verify.notebooks`)
     for path in found.files:
         try:
-            text = read_file(path, settings.max_file_size).text
+            if path.lower().endswith(".ipynb"):
+                from fixinplace.verify.notebooks import notebook_code
+
+                notebooks[path] = notebook_code(path, settings.max_file_size)
+                text = notebooks[path].text
+            else:
+                text = read_file(path, settings.max_file_size).text
             pair = fix_pair(path, text, settings)
         except (SourceError, PatchError, OSError) as e:
             errors.append(f"{printable_path(path)}: error: {one_line(e)}")
@@ -515,10 +858,15 @@ def verify(
                 raise _fail(f"{path}: no top-level {name!r} in this file")
         pairs.append(pair)
     report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout, memory=memory_cap)
+    if notebooks:
+        from fixinplace.verify.notebooks import place_results
+
+        for path, code in notebooks.items():
+            place_results(report.results, path, code)
     if output_format is VerifyFormat.json:
-        _write_stdout(render_json(report))
+        _emit(render_json(report), output_file)
     else:
-        _write_stdout(render_text(report, color=_use_color(None)))
+        _emit(render_text(report, color=_use_color(output_file, color)), output_file)
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     skipped = sum(1 for r in report.results if r["status"] == "skipped")
@@ -529,7 +877,7 @@ def verify(
     raise typer.Exit(2 if errors else report.exit_code)
 
 
-@app.command()
+@app.command(cls=_Command)
 def lsp(
     tcp: Annotated[
         Optional[str],
@@ -554,7 +902,7 @@ class TraceFormat(str, Enum):
     json = "json"
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False})
+@app.command(cls=_Command, epilog=TRACE_EPILOG, context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False})
 def trace(
     ctx: typer.Context,
     target: Annotated[
@@ -584,9 +932,97 @@ def trace(
     raise typer.Exit(code)
 
 
+class RuleFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command(cls=_Command)
+def rule(
+    code: Annotated[
+        Optional[str], typer.Argument(metavar="CODE", help="The rule's code (FIP101) or name (saved-tensor-mutated).",
+                                      show_default=False),
+    ] = None,
+    all_rules: Annotated[bool, typer.Option("--all", help="Explain every rule.")] = False,
+    output_format: Annotated[
+        RuleFormat, typer.Option("--output-format", "--format", help="Output format.", case_sensitive=False)
+    ] = RuleFormat.text,
+    output_file: OutputFileOption = None,
+) -> None:
+    """Explain a rule (or every rule, with --all): what it finds, why it matters, and examples."""
+    from fixinplace.rules import RULES, RULES_BY_CODE
+    from fixinplace.rule_text import rule_json, rule_text
+
+    if all_rules == (code is not None):
+        raise _fail("give one rule code (fixinplace rule FIP101) or --all")
+    if all_rules:
+        chosen = list(RULES)
+    else:
+        wanted = code.strip()
+        found = RULES_BY_CODE.get(wanted.upper()) or next((r for r in RULES if r.name == wanted.lower()), None)
+        if found is None:
+            raise _fail(f"unknown rule {code!r} (known: {', '.join(r.code for r in RULES)})")
+        chosen = [found]
+    if output_format is RuleFormat.json:
+        import json
+
+        rows = [rule_json(r) for r in chosen]
+        _emit(json.dumps(rows if all_rules else rows[0], indent=2) + "\n", output_file)
+    else:
+        _emit("\n".join(rule_text(r) for r in chosen), output_file)
+
+
+@app.command(cls=_Command)
+def version(
+    output_format: Annotated[
+        RuleFormat, typer.Option("--output-format", help="Output format.", case_sensitive=False)
+    ] = RuleFormat.text,
+) -> None:
+    """Print the version."""
+    if output_format is RuleFormat.json:
+        import json
+
+        print(json.dumps({"version": __version__}))
+    else:
+        print(f"{PROG} {__version__}")
+
+
+class Shell(str, Enum):
+    bash = "bash"
+    zsh = "zsh"
+    fish = "fish"
+
+
+#: The environment variable the completion scripts set to ask the program for completions.
+COMPLETE_VAR = "_FIXINPLACE_COMPLETE"
+
+
+@app.command(name="generate-shell-completion", cls=_Command)
+def generate_shell_completion(
+    shell: Annotated[Shell, typer.Argument(metavar="SHELL", help="bash, zsh or fish.", case_sensitive=False)],
+) -> None:
+    """Print the shell's completion script (e.g. `eval "$(fixinplace generate-shell-completion bash)"`)."""
+    from typer._completion_shared import get_completion_script
+
+    print(get_completion_script(prog_name=PROG, complete_var=COMPLETE_VAR, shell=shell.value).rstrip("\n"))
+
+
+def _clean_message(message: str) -> str:
+    """A click/typer usage message without the type-checking library's wording."""
+    import re
+
+    message = message.replace("Value error, ", "")
+    message = re.sub(r"Input should be a valid (integer|number)[^(]*", r"expected \1 ", message)
+    return one_line(message)
+
+
 def run(argv: Optional[List[str]] = None) -> int:
     """Run the command line and return its exit code (usage errors: one line on stderr, code 2)."""
     command = typer.main.get_command(app)
+    if os.environ.get(COMPLETE_VAR):  # a completion script asking for completions
+        from typer._completion_classes import completion_init
+
+        completion_init()
     try:
         rv = command.main(args=argv, prog_name=PROG, standalone_mode=False)
     except UsageError as e:
@@ -594,10 +1030,10 @@ def run(argv: Optional[List[str]] = None) -> int:
         ctx = getattr(e, "ctx", None)
         if ctx is not None:
             hint = f" (see '{ctx.command_path} --help')"
-        print(f"{PROG}: error: {one_line(e.format_message())}{hint}", file=sys.stderr)
+        print(f"{PROG}: error: {_clean_message(e.format_message())}{hint}", file=sys.stderr)
         return 2
     except ClickException as e:
-        print(f"{PROG}: error: {one_line(e.format_message())}", file=sys.stderr)
+        print(f"{PROG}: error: {_clean_message(e.format_message())}", file=sys.stderr)
         return 2
     except (typer.Abort, KeyboardInterrupt):
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -44,6 +44,7 @@ class Related:
     line: int
     column: int
     message: str
+    cell: int | None = None  # in a notebook: the cell (1-based, among all its cells) that `line` counts in
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +62,15 @@ class Diagnostic:
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
     facts: WriteFacts | None = None  # what the analysis knows about the write (for the fix stage)
+    # In a notebook: the cell (1-based, among all its cells, as Ruff counts them); `line` and `end_line` are then
+    # lines of that cell.
+    cell: int | None = None
 
     def to_json(self) -> dict:
-        """The public JSON form (contract of `check --format json`)."""
+        """The public JSON form (contract of `check --format json`); `cell` only for a notebook's diagnostic."""
         return {
             "path": self.path,
+            **({"cell": self.cell} if self.cell is not None else {}),
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,
@@ -83,6 +88,16 @@ def printable_path(path: str) -> str:
     if path.isprintable():
         return path
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
+def position(line: int, column: int, cell: int | None = None) -> str:
+    """`line:column`, or `cell N:line:column` for a line of a notebook's cell."""
+    return f"cell {cell}:{line}:{column}" if cell is not None else f"{line}:{column}"
+
+
+def location(path: str, line: int, column: int, cell: int | None = None) -> str:
+    """`path:line:column` as printed, or `path:cell N:line:column` for a line of a notebook's cell."""
+    return f"{printable_path(path)}:{position(line, column, cell)}"
 
 
 def one_line(text: object) -> str:

@@ -1,7 +1,8 @@
 """Which files `fixinplace check PATH...` looks at.
 
 - A path given explicitly as a file is always checked, whatever its name and whatever the exclusions say.
-- A folder is walked for `*.py` files (not `.pyi`), in sorted order, skipping:
+- A folder is walked for `*.py` files (not `.pyi`) and Jupyter notebooks (`*.ipynb`, see `fixinplace.notebook`;
+  `extend-exclude = ["*.ipynb"]` leaves them out), in sorted order, skipping:
   * entries whose name or path matches an `exclude` / `extend-exclude` glob (see `settings.DEFAULT_EXCLUDE`:
     `.git`, `.venv`, `venv`, `__pycache__`, `build`, `dist`, `*.egg-info`, `node_modules`, `site-packages`, ...);
   * any folder that holds a `pyvenv.cfg` (a virtual environment, whatever its name, e.g. `env/`);
@@ -87,7 +88,7 @@ def _posix(path: str) -> str:
 
 @dataclass(frozen=True)
 class ExcludeGlob:
-    """One `exclude` / `extend-exclude` glob."""
+    """One glob of `include`, `exclude` or their `extend-` forms."""
 
     pattern: str
     dir_only: bool
@@ -206,13 +207,21 @@ class _Walker:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.globs = [ExcludeGlob.parse(g) for g in settings.all_excludes if g.strip()]
+        self.includes = [ExcludeGlob.parse(g) for g in settings.all_includes if g.strip()]
         self.root = _posix(os.path.normpath(str(settings.project_root.absolute())))
 
     def excluded(self, abs_path: str, name: str, is_dir: bool) -> bool:
+        return self._matches(self.globs, abs_path, name, is_dir)
+
+    def included(self, abs_path: str, name: str) -> bool:
+        """Whether a file found in a folder is one to check (`include`, `extend-include`)."""
+        return self._matches(self.includes, abs_path, name, False)
+
+    def _matches(self, globs: list, abs_path: str, name: str, is_dir: bool) -> bool:
         rel: str | None = None
         if abs_path.startswith(self.root.rstrip("/") + "/"):
             rel = abs_path[len(self.root.rstrip("/")) + 1 :]
-        return any(g.matches(abs_path, rel, name, is_dir) for g in self.globs)
+        return any(g.matches(abs_path, rel, name, is_dir) for g in globs)
 
     def walk(self, display: str, abs_dir: str) -> tuple[list[tuple[str, str]], FileError | None]:
         """(display path, absolute path) of the Python files under one folder given on the command line."""
@@ -252,7 +261,7 @@ class _Walker:
                     if os.path.exists(os.path.join(abs_p, "pyvenv.cfg")):
                         continue
                     visit(disp_p, abs_p, rules)
-                elif is_file and name.endswith(".py"):
+                elif is_file and self.included(abs_p, name):
                     found.append((disp_p, abs_p))
 
         visit(display, abs_dir, rules)

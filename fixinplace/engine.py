@@ -10,7 +10,8 @@ front end (CLI, LSP, fix) shares them:
     might_write_in_place(text) -> bool          cheap text pre-filter (`fixinplace.prefilter`; no write form: not
                                                 analysed, no diagnostics; still parsed)
     parse_source(text, path) -> ast.Module      or SourceError("syntax error at line L:C: msg")
-    apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`
+    apply_suppressions(diags, text)             `# fixinplace: ignore` / `# fixinplace: ignore[FIP101, ...]`,
+                                                and Ruff's `# noqa` / `# noqa: FIP101, ...`
     select_diagnostics(diags, settings)         --select / --ignore prefixes, then the severity threshold
     analyse_source(text, path)                  every rule and severity, suppressions applied (what the fix stage
                                                 checks its rewrites against)
@@ -135,6 +136,9 @@ def parse_source(source: str, path: str = "<string>") -> ast.Module:
 # Suppression comments
 
 _SUPPRESS = re.compile(r"#\s*fixinplace\s*:\s*ignore(?![\w-])(?:\[([^\]]*)\])?", re.IGNORECASE)
+# Ruff's and flake8's form: `# noqa` (every code) or `# noqa: FIP101, E501` (codes of other tools are no concern of
+# ours); `# noqa:` with no code after it is read as a bare `# noqa`, as flake8 does.
+_NOQA = re.compile(r"#\s*noqa(?![\w-])(?:\s*:\s*([A-Z]+[0-9]+(?:(?:\s*,\s*|\s+)[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 #: line -> None (every code suppressed) or the suppressed code prefixes
 Suppressions = dict[int, "frozenset[str] | None"]
@@ -144,16 +148,18 @@ def parse_suppressions(source: str) -> Suppressions:
     """The `# fixinplace: ignore[...]` comments of a file, found with `tokenize` (so never inside strings).
 
     `# fixinplace: ignore` suppresses every code on its line; `# fixinplace: ignore[FIP101, FIP102]` only those
-    codes (prefixes work as in `--ignore`: `ignore[FIP1]`). The directive may follow other comment text.
+    codes (prefixes work as in `--ignore`: `ignore[FIP1]`). The directive may follow other comment text. Ruff's
+    `# noqa` (every code) and `# noqa: FIP101, E501` (those codes) are read the same way.
     """
     result: Suppressions = {}
-    if "fixinplace" not in source.lower():
+    lowered = source.lower()
+    if "fixinplace" not in lowered and "noqa" not in lowered:
         return result
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type != tokenize.COMMENT:
                 continue
-            for m in _SUPPRESS.finditer(tok.string):
+            for m in (*_SUPPRESS.finditer(tok.string), *_NOQA.finditer(tok.string)):
                 line = tok.start[0]
                 codes = None if m.group(1) is None else frozenset(
                     c.strip().upper() for c in re.split(r"[,\s]+", m.group(1)) if c.strip()
@@ -219,13 +225,18 @@ def is_selected(code: str, settings: Settings) -> bool:
 
 
 def select_diagnostics(diagnostics: Iterable[Diagnostic], settings: Settings) -> list[Diagnostic]:
-    """Keep the selected, not ignored diagnostics at or above the severity threshold."""
+    """Keep the selected, not ignored diagnostics at or above the severity threshold, less those that
+    `per-file-ignores` turns off in their file."""
     threshold = settings.severity.rank
-    return [d for d in diagnostics if d.severity.rank >= threshold and is_selected(d.code, settings)]
+    kept = [d for d in diagnostics if d.severity.rank >= threshold and is_selected(d.code, settings)]
+    if settings.per_file_ignores and kept:
+        off = {path: settings.ignored_in(path) for path in {d.path for d in kept}}
+        kept = [d for d in kept if not any(d.code.startswith(c) or c == "ALL" for c in off[d.path])]
+    return kept
 
 
 def sort_key(diag: Diagnostic) -> tuple:
-    return (diag.path, diag.line, diag.column, diag.code, diag.end_line, diag.end_column, diag.message)
+    return (diag.path, diag.cell or 0, diag.line, diag.column, diag.code, diag.end_line, diag.end_column, diag.message)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -300,10 +311,7 @@ def _check(path: str, settings: Settings, refine: Refine | None = None) -> tuple
         return FileResult(path, error=FileError(path, str(e))), None
     text = None
     try:
-        text = decode_source(data)
-        diagnostics = check_source(text, path, settings)
-        if refine is not None and diagnostics:
-            diagnostics = refine(text, path, diagnostics, settings)
+        diagnostics, text = check_bytes(data, path, settings, refine)
         result = FileResult(path, diagnostics=diagnostics)
     except SourceError as e:
         result = FileResult(path, error=FileError(path, str(e)))
@@ -315,6 +323,30 @@ def _check(path: str, settings: Settings, refine: Refine | None = None) -> tuple
         cache = _cache_for(settings, refine)
         cache.put(cache.key(path, data), result)
     return result, (text if result.diagnostics else None)
+
+
+def check_bytes(data: bytes, path: str, settings: Settings,
+                refine: Refine | None = None) -> tuple[list[Diagnostic], str]:
+    """The selected diagnostics of one file's bytes (Python source, or a notebook's JSON when the path ends in
+    `.ipynb`), refined, and the decoded text. Raises `SourceError` when they cannot be decoded or parsed."""
+    if _is_notebook(path):
+        from fixinplace.notebook import NotebookError, check_notebook, decode_notebook
+
+        try:
+            text = decode_notebook(data)
+        except NotebookError as e:
+            raise SourceError(str(e)) from None
+        return check_notebook(text, path, settings, refine), text
+    text = decode_source(data)
+    diagnostics = check_source(text, path, settings)
+    if refine is not None and diagnostics:
+        diagnostics = refine(text, path, diagnostics, settings)
+    return diagnostics, text
+
+
+def _is_notebook(path: str) -> bool:
+    """Whether a path names a Jupyter notebook (`fixinplace.notebook`, imported only for one)."""
+    return path.lower().endswith(".ipynb")
 
 
 def _text_of(data: bytes) -> str | None:

@@ -1,10 +1,23 @@
-"""Settings for `fixinplace check` and `fix`: defaults, `[tool.fixinplace]` in `pyproject.toml`, then command-line flags.
+"""Settings for `fixinplace check` and `fix`: defaults, the configuration file, then command-line flags.
+
+The configuration file is found as Ruff finds `ruff.toml`: in the folder of the checked paths or the nearest
+parent, the first of `.fixinplace.toml`, `fixinplace.toml` (the keys at the top level, no table) and a
+`pyproject.toml` that has a `[tool.fixinplace]` table; `--config FILE` names one (a `pyproject.toml` is read
+for its `[tool.fixinplace]` table, any other file for its top level).
 
 Configuration keys (kebab-case, as in the `[tool.fixinplace]` table; `snake_case` spellings are accepted too):
 
     select = ["FIP1"]             # rule-code prefixes to report ("ALL" = every rule); default: all rules
+    extend-select = ["FIP9"]      # prefixes reported on top of `select`
     ignore = ["FIP104"]           # rule-code prefixes not to report
+    extend-ignore = ["FIP103"]    # prefixes not reported, on top of `ignore`
+    per-file-ignores = { "tests/*" = ["FIP102"] }  # glob -> prefixes not reported in the matching files
+                                  # (a glob without `/` matches file names, one with `/` paths relative to the
+                                  # config's folder); `extend-per-file-ignores` adds to them
     severity = "warning"          # lowest severity reported: "info" | "warning" | "error"
+    include = ["*.py", "*.ipynb"] # globs of the files a folder's walk picks up; REPLACES the default
+    extend-include = ["*.pyw"]    # globs picked up on top of `include` (files named on the command line are
+                                  # always checked; `*.ipynb` files are read as notebooks, the rest as Python)
     exclude = [...]               # globs; REPLACES the default exclusions (prefer extend-exclude)
     extend-exclude = ["tests/*"]  # globs excluded on top of `exclude`
     respect-gitignore = true      # skip what `.gitignore` files ignore
@@ -38,6 +51,9 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
+
+#: The files a folder's walk picks up (globs, as in `exclude`): Python files and Jupyter notebooks.
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.ipynb")
 
 #: Folder and file names skipped while walking directories (globs matched against each entry's name).
 #: Besides these, any folder that holds a `pyvenv.cfg` (a virtual environment, whatever its name, e.g. `env/`)
@@ -83,6 +99,8 @@ class Settings:
     select: tuple[str, ...] = ()  # empty: every rule
     ignore: tuple[str, ...] = ()
     severity: Severity = Severity.WARNING  # threshold: lower severities are hidden
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
@@ -93,9 +111,15 @@ class Settings:
     cache: bool = True  # `check` reads and writes `fixinplace.cache`
     cache_dir: str = ".fixinplace_cache"  # relative to project_root
     verify_inputs: tuple[tuple[str, str], ...] = ()  # [tool.fixinplace.verify] inputs: (function, factory)
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, prefixes not reported there)
     # Where relative exclude globs are anchored: the folder of the config file, else the working directory.
     project_root: Path = field(default_factory=Path.cwd)
     config_file: Path | None = None
+
+    @property
+    def all_includes(self) -> tuple[str, ...]:
+        """`include` followed by `extend-include`."""
+        return self.include + self.extend_include
 
     @property
     def all_excludes(self) -> tuple[str, ...]:
@@ -107,6 +131,9 @@ class Settings:
         *,
         select: Sequence[str] | None = None,
         ignore: Sequence[str] | None = None,
+        extend_select: Sequence[str] | None = None,
+        extend_ignore: Sequence[str] | None = None,
+        per_file_ignores: Sequence[str] | None = None,
         severity: Severity | str | None = None,
         extend_exclude: Sequence[str] | None = None,
         jobs: int | None = None,
@@ -118,7 +145,9 @@ class Settings:
         """Apply command-line flags.
 
         Like ruff, a command-line `--select` starts the rule selection afresh (the config's `select` and `ignore`
-        no longer apply) and `--ignore` is applied after it; `--exclude` globs are added to the configured ones.
+        no longer apply) and `--ignore` is applied after it; `--extend-select` and `--extend-ignore` add to the
+        selection in force; `--per-file-ignores GLOB:CODES` adds to the configured per-file ignores; `--exclude`
+        globs are added to the configured ones.
         """
         changes: dict[str, Any] = {}
         if select:
@@ -126,6 +155,19 @@ class Settings:
             changes["ignore"] = ()
         if ignore:
             changes["ignore"] = changes.get("ignore", self.ignore) + parse_selectors(ignore, "--ignore")
+        if extend_select:
+            changes["select"] = extended_selection(changes.get("select", self.select),
+                                                   parse_selectors(extend_select, "--extend-select"))
+        if extend_ignore:
+            changes["ignore"] = changes.get("ignore", self.ignore) + parse_selectors(extend_ignore, "--extend-ignore")
+        if per_file_ignores:
+            pairs = []
+            for item in per_file_ignores:
+                glob, sep, codes = str(item).rpartition(":")
+                if not sep or not glob.strip():
+                    raise ConfigError(f"--per-file-ignores: expected GLOB:CODES, got {item!r}")
+                pairs.append((glob.strip(), parse_selectors([codes], "--per-file-ignores")))
+            changes["per_file_ignores"] = self.per_file_ignores + tuple(pairs)
         if severity is not None:
             changes["severity"] = _parse_severity(severity, "--severity")
         if extend_exclude:
@@ -144,6 +186,26 @@ class Settings:
             changes["cache"] = cache
         return replace(self, **changes)
 
+    def ignored_in(self, path: str) -> tuple[str, ...]:
+        """The rule prefixes `per-file-ignores` turns off in `path` (relative to the working directory, or
+        absolute). A glob without `/` matches the file's name, one with `/` its path relative to the project root
+        (or its absolute path); a glob that starts with `!` applies to the files it does not match."""
+        if not self.per_file_ignores:
+            return ()
+        from fixinplace.discovery import ExcludeGlob
+
+        absolute = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
+        root = os.path.normpath(str(self.project_root.absolute())).replace(os.sep, "/").rstrip("/") + "/"
+        relative = absolute[len(root):] if absolute.startswith(root) else None
+        name = absolute.rsplit("/", 1)[-1]
+        out: list[str] = []
+        for glob, codes in self.per_file_ignores:
+            negated = glob.startswith("!")
+            matched = ExcludeGlob.parse(glob[1:] if negated else glob).matches(absolute, relative, name, False)
+            if matched != negated:
+                out.extend(codes)
+        return tuple(out)
+
     def worker_count(self) -> int:
         """How many processes `check` may use: `jobs`, else every CPU this process may run on."""
         if self.jobs > 0:
@@ -152,6 +214,12 @@ class Settings:
             return len(os.sched_getaffinity(0)) or 1  # honours taskset/cgroup CPU sets (CI containers)
         except (AttributeError, OSError):  # not on Linux
             return os.cpu_count() or 1
+
+
+def extended_selection(select: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    """`select` with `extra` added (an empty `select` means every rule, so it becomes `ALL` plus `extra`, which
+    keeps `extra` more specific than a broader `ignore`)."""
+    return (select or ("ALL",)) + extra
 
 
 def _known_codes() -> tuple[str, ...]:
@@ -188,8 +256,14 @@ def _parse_severity(value: Any, where: str) -> Severity:
 # key -> (Settings field, kind)
 _KEYS: dict[str, tuple[str, str]] = {
     "select": ("select", "codes"),
+    "extend-select": ("extend_select", "codes"),
     "ignore": ("ignore", "codes"),
+    "extend-ignore": ("extend_ignore", "codes"),
+    "per-file-ignores": ("per_file_ignores", "per-file"),
+    "extend-per-file-ignores": ("extend_per_file_ignores", "per-file"),
     "severity": ("severity", "severity"),
+    "include": ("include", "globs"),
+    "extend-include": ("extend_include", "globs"),
     "exclude": ("exclude", "globs"),
     "extend-exclude": ("extend_exclude", "globs"),
     "respect-gitignore": ("respect_gitignore", "bool"),
@@ -229,18 +303,37 @@ def _verify_inputs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
     return tuple((k.strip(), v.strip()) for k, v in inputs.items())
 
 
-def settings_from_table(table: dict[str, Any], source: str, project_root: Path) -> Settings:
-    """Settings from a `[tool.fixinplace]` table; `source` names the file in error messages."""
+def _per_file(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A `per-file-ignores` table: glob -> list of rule selectors."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table of glob = [codes]")
+    out = []
+    for glob, codes in value.items():
+        if isinstance(codes, str):
+            codes = [codes]
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where}: {glob!r} must be a list of rule codes")
+        out.append((glob, parse_selectors(codes, f"{where}: {glob!r}")))
+    return tuple(out)
+
+
+def settings_from_table(table: dict[str, Any], source: str, project_root: Path,
+                        section: str = "[tool.fixinplace]") -> Settings:
+    """Settings from a `[tool.fixinplace]` table (or a `fixinplace.toml`'s top level, `section=""`); `source`
+    names the file in error messages."""
     changes: dict[str, Any] = {}
+    in_section = f" in {section}" if section else ""
     for raw_key, value in table.items():
         key = raw_key.replace("_", "-")
         if key not in _KEYS:
             raise ConfigError(
-                f"{source}: unknown key {raw_key!r} in [tool.fixinplace] (known keys: {', '.join(sorted(_KEYS))})"
+                f"{source}: unknown key {raw_key!r}{in_section} (known keys: {', '.join(sorted(_KEYS))})"
             )
         attr, kind = _KEYS[key]
-        where = f"{source}: [tool.fixinplace] {raw_key}"
-        if kind in ("codes", "globs"):
+        where = f"{source}: {section + ' ' if section else ''}{raw_key}"
+        if kind == "per-file":
+            changes[attr] = _per_file(value, where)
+        elif kind in ("codes", "globs"):
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -264,6 +357,11 @@ def settings_from_table(table: dict[str, Any], source: str, project_root: Path) 
             if not isinstance(value, str):
                 raise ConfigError(f"{where} must be a string")
             changes[attr] = value
+    extend_select = changes.pop("extend_select", ())
+    if extend_select:
+        changes["select"] = extended_selection(changes.get("select", ()), extend_select)
+    changes["ignore"] = changes.get("ignore", ()) + changes.pop("extend_ignore", ())
+    changes["per_file_ignores"] = changes.get("per_file_ignores", ()) + changes.pop("extend_per_file_ignores", ())
     return Settings(project_root=project_root, **changes)
 
 
@@ -285,14 +383,47 @@ def read_pyproject(path: Path) -> dict[str, Any] | None:
     return table
 
 
+#: The configuration files of one folder, in order of precedence (as Ruff: `.ruff.toml` > `ruff.toml` >
+#: `pyproject.toml`).
+CONFIG_NAMES = (".fixinplace.toml", "fixinplace.toml", "pyproject.toml")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A `fixinplace.toml`'s keys (the whole file)."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+
+
 def find_config(start: Path) -> Path | None:
-    """The nearest `pyproject.toml` with a `[tool.fixinplace]` table, searching `start` and its parents."""
+    """The nearest configuration file, searching `start` and its parents: `.fixinplace.toml`, `fixinplace.toml`,
+    or a `pyproject.toml` with a `[tool.fixinplace]` table (the first of these in the nearest folder)."""
     start = start.absolute()
     for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if os.path.isfile(candidate) and read_pyproject(candidate) is not None:
-            return candidate
+        for name in CONFIG_NAMES:
+            candidate = folder / name
+            if not os.path.isfile(candidate):
+                continue
+            if name != "pyproject.toml" or read_pyproject(candidate) is not None:
+                return candidate
     return None
+
+
+def _read_config(path: Path, shown: str, explicit: bool = False) -> Settings:
+    """The settings of one configuration file: a `pyproject.toml`'s `[tool.fixinplace]` table, else the file's
+    top level (an explicit `--config` file with a `[tool.fixinplace]` table is read as a pyproject.toml)."""
+    if path.name == "pyproject.toml":
+        return settings_from_table(read_pyproject(path) or {}, shown, path.parent)
+    data = read_toml(path)
+    tool = data.get("tool")
+    if explicit and isinstance(tool, dict) and "fixinplace" in tool:
+        table = read_pyproject(path)
+        return settings_from_table(table or {}, shown, path.parent)
+    return settings_from_table(data, shown, path.parent, section="")
 
 
 def common_folder(paths: Sequence[str], cwd: Path) -> Path:
@@ -310,7 +441,8 @@ def common_folder(paths: Sequence[str], cwd: Path) -> Path:
 
 
 def load_settings(config: str | Path | None = None, paths: Sequence[str] = (), cwd: Path | None = None) -> Settings:
-    """Settings from an explicit config file, or from the nearest `pyproject.toml` above the checked paths."""
+    """Settings from an explicit config file, or from the nearest configuration file above the checked paths
+    (see `find_config`)."""
     cwd = (cwd or Path.cwd()).absolute()
     if config is not None:
         path = Path(config)
@@ -318,8 +450,7 @@ def load_settings(config: str | Path | None = None, paths: Sequence[str] = (), c
             path = cwd / path
         if not path.is_file():
             raise ConfigError(f"{config}: config file not found")
-        table = read_pyproject(path) or {}
-        return replace(settings_from_table(table, str(config), path.parent), config_file=path)
+        return replace(_read_config(path, str(config), explicit=True), config_file=path)
     found = find_config(common_folder(paths, cwd))
     if found is None:
         return Settings(project_root=cwd)
@@ -327,5 +458,4 @@ def load_settings(config: str | Path | None = None, paths: Sequence[str] = (), c
         shown = str(found.relative_to(cwd))
     except ValueError:
         shown = str(found)
-    table = read_pyproject(found) or {}
-    return replace(settings_from_table(table, shown, found.parent), config_file=found)
+    return replace(_read_config(found, shown), config_file=found)

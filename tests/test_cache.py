@@ -36,13 +36,14 @@ def _project(tmp_path: Path) -> Path:
 
 def test_warm_run_reports_exactly_what_the_cold_run_did(tmp_path):
     project = _project(tmp_path)
-    for fmt in ("json", "text", "sarif"):
+    for fmt in ("json", "text", "sarif", "github"):
         cold = cli("check", "--format", fmt, ".", cwd=project)
         assert cold.returncode == 2  # the syntax error
         warm = cli("check", "--format", fmt, ".", cwd=project)
         fresh = cli("check", "--no-cache", "--format", fmt, ".", cwd=project)
         assert cold.stdout == warm.stdout == fresh.stdout and warm.returncode == 2
-    # Three files, each cached twice: plain (text) and with the checked fixes that json and sarif show.
+    # Three files, each cached twice: with the checked fixes that text (`[*]`), json and sarif show, and plain
+    # (github, which shows no fixes).
     assert len(_entries(project)) == 6
     assert (project / ".fixinplace_cache" / ".gitignore").read_text().strip().endswith("*")
     assert (project / ".fixinplace_cache" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")

@@ -188,3 +188,31 @@ def test_default_settings_walk_cwd(tmp_path, monkeypatch):
     touch(tmp_path, "a.py")
     monkeypatch.chdir(tmp_path)
     assert discover(["."], replace(Settings(), project_root=tmp_path)).files == ["a.py"]
+
+
+def test_include_and_extend_include_choose_the_files_a_walk_picks_up(tmp_path):
+    touch(tmp_path, "a.py", "nb.ipynb", "gui.pyw", "bin/train", "bin/notes.txt", "pkg/stub.pyi")
+    assert found(tmp_path)[0] == ["a.py", "nb.ipynb"]
+    assert found(tmp_path, extend_include=("*.pyw", "bin/*"))[0] == ["a.py", "bin/notes.txt", "bin/train", "gui.pyw",
+                                                                     "nb.ipynb"]
+    assert found(tmp_path, include=("*.py",))[0] == ["a.py"]
+    # an exclusion wins over an inclusion; a file named on the command line is checked whatever its name
+    assert found(tmp_path, extend_include=("bin/*",), extend_exclude=("*.txt",))[0] == ["a.py", "bin/train", "nb.ipynb"]
+    assert found(tmp_path, ("gui.pyw", "."), include=("*.py",))[0] == ["a.py", "gui.pyw"]
+
+
+def test_extend_include_is_read_from_the_configuration(tmp_path):
+    from fixinplace.settings import ConfigError, load_settings
+
+    touch(tmp_path, "a.py", "scripts/train")
+    (tmp_path / "fixinplace.toml").write_text('extend-include = ["scripts/*"]\n')
+    settings = load_settings(None, ["."], cwd=tmp_path)
+    assert settings.extend_include == ("scripts/*",)
+    assert discover(["."], settings, cwd=tmp_path).files == ["a.py", "scripts/train"]
+    (tmp_path / "fixinplace.toml").write_text('include = 3\n')
+    try:
+        load_settings(None, ["."], cwd=tmp_path)
+    except ConfigError as e:
+        assert str(e).endswith("fixinplace.toml: include must be a list of strings"), e
+    else:
+        raise AssertionError("a number where a list of globs belongs must be a configuration error")

@@ -83,7 +83,8 @@ def test_diff_is_printed_and_nothing_changes(tmp_path):
     assert proc.stdout.startswith("--- a/pkg/leaf.py\n+++ b/pkg/leaf.py\n@@ ")
     assert "+with torch.no_grad():\n+    w.add_(1)  # expect: FIP102\n" in proc.stdout
     assert "+uexp = u.exp().clone()\n" in proc.stdout
-    assert proc.stderr == "Would fix 2 hazards in 2 files.\n"
+    assert proc.stderr == ("Would fix 2 hazards in 2 files.\n"
+                           "Exit status 1: there are fixes to make; `fixinplace fix --apply` writes them.\n")
 
 
 def test_empty_diff_exits_0(tmp_path):
@@ -178,7 +179,8 @@ def test_remaining_hazards_exit_1(tmp_path):
     (tmp_path / "leaf.py").write_text(LEAF)
     proc = cli("fix", "--apply", ".", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
-    first, second, third = proc.stdout.splitlines()
+    first, second, third, last = proc.stdout.splitlines()
+    assert last == "Exit status 1: some hazards have no fix that `fix` applies; see `fixinplace check`."
     assert first == "Fixed 1 hazard in 1 file; 1 remains (run `fixinplace check`)."
     assert second == "1 remaining hazard has only an unsafe fix; review and apply with `--unsafe-fixes`:"
     assert third.startswith("  gan.py:") and "FIP103 Move `opt_d.step()` after the backward" in third
@@ -244,10 +246,11 @@ def test_check_json_offers_the_fix(tmp_path):
 
 
 def test_check_text_stays_free_of_the_fix_stage(tmp_path):
-    """The text format shows no fix: `check` then never loads the fix stage (LibCST, unidiff)."""
-    (tmp_path / "saved.py").write_text(SAVED)
-    proc = cli("check", "saved.py", cwd=tmp_path, python_flags=("-X", "importtime"))
-    assert proc.returncode == 1
+    """The text format marks fixable diagnostics (`[*]`): the fix stage (LibCST, unidiff) is loaded only for a file
+    with an error or a warning, never for clean files."""
+    (tmp_path / "clean.py").write_text(CLEAN)
+    proc = cli("check", "clean.py", cwd=tmp_path, python_flags=("-X", "importtime"))
+    assert proc.returncode == 0
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert "libcst" not in imported and "unidiff" not in imported
 
@@ -369,7 +372,7 @@ def test_syntax_error_is_reported_like_check_and_the_others_are_fixed(tmp_path):
 
 def test_usage_errors_exit_2(tmp_path):
     (tmp_path / "leaf.py").write_text(LEAF)
-    for args in (("fix",), ("fix", "--select", "NOPE", "leaf.py"), ("fix", "--severity", "loud", "leaf.py")):
+    for args in (("fix", "--bogus"), ("fix", "--select", "NOPE", "leaf.py"), ("fix", "--severity", "loud", "leaf.py")):
         proc = cli(*args, cwd=tmp_path)
         assert proc.returncode == 2 and proc.stdout == "", args
         assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith("fixinplace: error: ")

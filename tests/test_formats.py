@@ -124,7 +124,8 @@ def test_text_like_ruff_with_source_caret_related_and_summary():
     # no source available: header only
     assert "pkg/other dir/b.py:2:1: FIP900 [info] safe in-place write" in lines
     assert "pkg/bad.py: error: syntax error at line 3:9: invalid syntax" in lines
-    assert lines[-2:] == ["Found 1 error, 1 warning, 1 info in 2 files.", "1 path could not be checked (see the errors above)."]
+    assert lines[-3:] == ["Found 1 error, 1 warning, 1 info in 2 files.", "1 path could not be checked (see the errors above).",
+                          "0 fixable with `fixinplace fix --apply` (1 more with `--unsafe-fixes`)."]
     assert "\x1b[" not in out
 
 

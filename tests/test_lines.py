@@ -41,7 +41,7 @@ def test_check_names_and_columns_after_odd_characters(tmp_path: Path, odd: str):
         f'import torch\n\n\ndef f(x):\n    # a page{odd} break\n    y = x.exp()\n    s = "éé"; y.add_(1)\n'
         "    return y\n", encoding="utf-8")
     out = fip("check", "m.py", "--no-cache", cwd=tmp_path).stdout
-    assert out.startswith("m.py:7:15: FIP101 [warning] in-place write to `y`: `y` was saved by `exp` at line 6"), out
+    assert out.startswith("m.py:7:15: FIP101 [warning] [*] in-place write to `y`: `y` was saved by `exp` at line 6"), out
 
 
 @pytest.mark.parametrize("text", [

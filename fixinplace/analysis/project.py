@@ -96,7 +96,7 @@ def dependency_files(path: str, text: str) -> list[Path]:
     MAX_DEPENDENCIES), in a stable order: what a cached result of `path` depends on besides its own bytes. The
     analysis loads no other project file. A textual scan: it may list a file too many."""
     start = Path(path)
-    if not start.name.endswith((".py", ".pyi")) or not start.parent.is_dir():
+    if not start.name.endswith((".py", ".pyi", ".ipynb")) or not start.parent.is_dir():
         return []
     found: list[Path] = []
     seen = {real_path(start)}

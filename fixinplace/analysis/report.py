@@ -24,6 +24,17 @@ def shorten(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
+def saved_remedy(save: Save, written: str) -> str:
+    """What to do about a write to a saved tensor (FIP101): the two rewrites that keep the saved tensor intact."""
+    if save.role == "output":
+        keep = f"clone `{save.op}`'s result where it is made (`.clone()`)"
+    elif save.role == "input":
+        keep = f"give `{save.op}` a clone of its input"
+    else:
+        keep = f"clone the tensor before `{save.op}` saves it"
+    return f"Write `{written}` out of place instead (into a new tensor), or {keep}"
+
+
 def describe_role(save: Save) -> str:
     """`exp saves its output`, `pow saves its input`, `batch_norm saves its running_mean`."""
     if save.role == "output":
@@ -179,7 +190,7 @@ class Reporter:
             by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line}{when})" if ctor else ""
             message = (
                 f"in-place write to `{written}`{via}{by}: {save_text}; writing it in place makes the backward of "
-                f"{backward_label}{at} fail (\"modified by an inplace operation\")"
+                f"{backward_label}{at} fail (\"modified by an inplace operation\"). {saved_remedy(save, written)}"
             )
             code = SAVED_TENSOR_MUTATED.code
         severity = Severity.ERROR if certain else Severity.WARNING

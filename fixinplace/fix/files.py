@@ -410,9 +410,14 @@ class FixReport:
 def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | None = None) -> FileOutcome:
     """Fix one file (without `apply`: only compute the patch). Problems become the outcome's one-line `error`."""
     from fixinplace.fix.checked import fix_text, offer
+    from fixinplace.notebook import is_notebook
 
-    outcome = FileOutcome(path)
-    try:
+    if is_notebook(path):
+        from fixinplace.fix.notebooks import fix_notebook
+
+        return fix_notebook(path, settings, apply=apply, cwd=cwd)
+
+    def work(outcome: FileOutcome) -> None:
         source = read_file(path, settings.max_file_size)
         result = fix_text(source.text, path, settings)
         if result.unparsable:
@@ -424,15 +429,29 @@ def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | N
             # What `--unsafe-fixes` would still do, for the summary (`FixReport.unsafe_only`).
             outcome.remaining = offer(result.source, path, outcome.remaining, settings)
         if result.source != source.text:
-            patch = make_patch(source, result.source, cwd)
-            if patch.changed:
-                outcome.patch = patch
-                if apply:
-                    write_patch(patch)
-                    outcome.written = True
+            write_if_changed(outcome, make_patch(source, result.source, cwd), apply)
+
+    return guarded_outcome(path, work)
+
+
+def write_if_changed(outcome: FileOutcome, patch: FilePatch, apply: bool) -> None:
+    """Keep a patch that changes the file in `outcome`, and write it when `apply`."""
+    if patch.changed:
+        outcome.patch = patch
+        if apply:
+            write_patch(patch)
+            outcome.written = True
+
+
+def guarded_outcome(path: str, work: Callable[[FileOutcome], None]) -> FileOutcome:
+    """The outcome `work` fills in for one file; when it raises, the outcome's one-line `error` says why and the
+    file is left as it was (a bug in the analysis or a codemod must not stop the other files)."""
+    outcome = FileOutcome(path)
+    try:
+        work(outcome)
     except (SourceError, PatchError) as e:
         outcome.error = FileError(path, one_line(e))
-    except Exception as e:  # a bug in the analysis or a codemod must not stop the other files
+    except Exception as e:
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
         outcome.error = FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))

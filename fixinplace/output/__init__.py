@@ -14,12 +14,13 @@ from fixinplace.engine import Report
 FORMATS = ("text", "json", "sarif", "github")
 
 
-def render(report: Report, fmt: str = "text", *, color: bool = False, quiet: bool = False) -> str:
+def render(report: Report, fmt: str = "text", *, color: bool = False, quiet: bool = False,
+           show_fixes: bool = False, unsafe_fixes: bool = False) -> str:
     """The report in one format, as the text to print (ends with a newline unless empty)."""
     if fmt == "text":
         from fixinplace.output import text
 
-        return text.render(report, color=color, quiet=quiet)
+        return text.render(report, color=color, quiet=quiet, show_fixes=show_fixes, unsafe_fixes=unsafe_fixes)
     if fmt == "json":
         from fixinplace.output import json_format
 

@@ -3,7 +3,8 @@
     ::error file=PATH,line=L,col=C,endLine=EL,endColumn=EC,title=CODE::MESSAGE
 
 `error` diagnostics become `::error`, `warning` ones `::warning`, `info` ones `::notice`. Files that could not be
-checked become `::error file=PATH,title=fixinplace::REASON`. Values are escaped as the runner expects (`%`, CR,
+checked become `::error file=PATH,title=fixinplace::REASON`. In a notebook, `line` is a line of the cell that the
+title names (`title=FIP101 (cell 4)`). Values are escaped as the runner expects (`%`, CR,
 LF everywhere; `:` and `,` in properties too).
 """
 
@@ -33,7 +34,7 @@ def render(report: Report) -> str:
                 f"col={d.column}",
                 f"endLine={d.end_line}",
                 f"endColumn={d.end_column}",
-                f"title={escape_property(d.code)}",
+                f"title={escape_property(d.code if d.cell is None else f'{d.code} (cell {d.cell})')}",
             ]
         )
         lines.append(f"::{_COMMAND[d.severity]} {props}::{escape_data(d.message)}")

@@ -7,7 +7,8 @@ One JSON object, exactly::
                       "fix": null | {"applicability": "safe"|"unsafe", "description": str}}],
      "errors": [{"path": str, "message": str}]}
 
-Lines and columns are 1-based; `line` is the line of the in-place write.
+Lines and columns are 1-based; `line` is the line of the in-place write. A diagnostic in a Jupyter notebook also
+has `"cell": int` (1-based, among all the notebook's cells), and its lines are lines of that cell.
 """
 
 from __future__ import annotations

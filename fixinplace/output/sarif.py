@@ -12,6 +12,9 @@
 - Files that could not be checked: `invocations[0].toolExecutionNotifications` (level error), and
   `executionSuccessful` is false.
 - `columnKind` is `unicodeCodePoints`: columns count characters, not UTF-16 code units.
+- A notebook's result: the artifact is the `.ipynb` file and the region's lines are lines of the cell (as in the
+  text and JSON formats), which `properties.cell` names (1-based, among all the notebook's cells); a related
+  location in a notebook has its own `properties.cell`.
 """
 
 from __future__ import annotations
@@ -101,11 +104,14 @@ def result(d: Diagnostic, rule_index: dict[str, int], cwd: str | None = None) ->
                 "id": i,
                 "physicalLocation": {"artifactLocation": dict(location), "region": _region(r.line, r.column)},
                 "message": {"text": r.message},
+                **({"properties": {"cell": r.cell}} if r.cell is not None else {}),
             }
             for i, r in enumerate(d.related)
         ]
     if d.fix is not None:
         out["properties"] = {"fix": d.fix.to_json()}
+    if d.cell is not None:
+        out.setdefault("properties", {})["cell"] = d.cell
     return out
 
 

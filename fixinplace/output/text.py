@@ -1,20 +1,25 @@
 """`--format text` (the default), like ruff's full output::
 
-    fixtures/check/exp_saved.py:5:1: FIP101 [error] `uexp` was saved by `exp` at line 3 (...)
+    fixtures/check/exp_saved.py:5:1: FIP101 [error] [*] `uexp` was saved by `exp` at line 3 (...)
       |
     5 | uexp[0] = 666
       | ^^^^^^^
       = note: fixtures/check/exp_saved.py:3:8: saved here by `exp`
 
     Found 1 error, 0 warnings in 1 file.
+    [*] 1 fixable with `fixinplace fix --apply`.
 
-Files that could not be checked print one line each, `path: error: reason`. With `quiet`, only the first line of
-each diagnostic and the error lines are printed. Colour (ANSI) only when asked for (the CLI asks on a TTY).
+`[*]` marks the diagnostics that `fixinplace fix --apply` fixes (as Ruff marks them): those whose checked fix
+(`Diagnostic.fix`, set by `fixinplace.fix.offer`) is safe, or unsafe when unsafe fixes are on; the last line counts
+them, and the unsafe ones `--unsafe-fixes` would add. Diagnostics without a computed fix are not marked and not
+counted. Files that could not be checked print one line each, `path: error: reason`. With `quiet`, only the first
+line of each diagnostic and the error lines are printed; with `show_fixes`, each fix's description follows its
+diagnostic (`= help: ...`). Colour (ANSI) only when asked for (the CLI asks on a TTY).
 """
 
 from __future__ import annotations
 
-from fixinplace.diagnostics import Diagnostic, Severity, printable_path
+from fixinplace.diagnostics import Diagnostic, Severity, location, position, printable_path
 from fixinplace.engine import Report
 from fixinplace.lines import line_texts
 
@@ -45,11 +50,18 @@ def _display_width_prefix(line: str, column: int) -> tuple[str, int]:
     return shown, len(prefix)
 
 
-def header(d: Diagnostic, style: _Style) -> str:
+def fixable(d: Diagnostic, unsafe_fixes: bool = False) -> bool:
+    """Whether `fixinplace fix --apply` (with `--unsafe-fixes` when `unsafe_fixes`) fixes this diagnostic."""
+    return d.fix is not None and (d.fix.applicability == "safe" or unsafe_fixes)
+
+
+def header(d: Diagnostic, style: _Style, unsafe_fixes: bool = False) -> str:
     sev = d.severity
+    mark = f" {style('[*]', _CYAN)}" if fixable(d, unsafe_fixes) else ""
     return (
-        f"{style(printable_path(d.path), _BOLD)}:{d.line}:{d.column}: {style(d.code, _SEVERITY_COLOR[sev])} "
-        f"[{style(sev.value, _SEVERITY_COLOR[sev])}] {d.message}"
+        f"{style(printable_path(d.path), _BOLD)}:{position(d.line, d.column, d.cell)}: "
+        f"{style(d.code, _SEVERITY_COLOR[sev])} "
+        f"[{style(sev.value, _SEVERITY_COLOR[sev])}]{mark} {d.message}"
     )
 
 
@@ -74,11 +86,53 @@ def snippet(d: Diagnostic, lines: list[str] | None, style: _Style) -> list[str]:
     else:
         indent = " "
     for r in d.related:
-        out.append(f"{indent} {style('= note:', _BOLD)} {printable_path(d.path)}:{r.line}:{r.column}: {r.message}")
+        out.append(f"{indent} {style('= note:', _BOLD)} {location(d.path, r.line, r.column, r.cell)}: {r.message}")
     return out
 
 
-def summary(report: Report) -> str:
+def fix_summary(report: Report, unsafe_fixes: bool = False) -> str | None:
+    """`N fixable with `fixinplace fix --apply` (M more with `--unsafe-fixes`).`, or None when nothing is."""
+    safe = sum(1 for d in report.diagnostics if fixable(d, unsafe_fixes))
+    more = sum(1 for d in report.diagnostics if d.fix is not None and not fixable(d, unsafe_fixes))
+    if not safe and not more:
+        return None
+    line = f"{'[*] ' if safe else ''}{safe} fixable with `fixinplace fix --apply`"
+    if more:
+        line += f" ({more} more with `--unsafe-fixes`)"
+    return line + "."
+
+
+def help_line(d: Diagnostic, style: _Style, indent: str = " ") -> str | None:
+    """`= help: <the fix's description> (safe|unsafe fix)` for a diagnostic with a fix."""
+    if d.fix is None:
+        return None
+    kind = "" if f"({d.fix.applicability}" in d.fix.description else f" ({d.fix.applicability} fix)"
+    return f"{indent} {style('= help:', _BOLD)} {d.fix.description}{kind}"
+
+
+def statistics(report: Report, unsafe_fixes: bool = False) -> str:
+    """Ruff's `--statistics`: one line per code, most frequent first: count, code, [*] when every one is
+    fixable, the rule's name."""
+    from fixinplace.rules import RULES_BY_CODE
+
+    counts: dict[str, list[Diagnostic]] = {}
+    for d in report.diagnostics:
+        counts.setdefault(d.code, []).append(d)
+    rows = sorted(counts.items(), key=lambda item: (-len(item[1]), item[0]))
+    width = max((len(str(len(ds))) for _, ds in rows), default=1)
+    out = []
+    for code, ds in rows:
+        rule = RULES_BY_CODE.get(code)
+        mark = "[*]" if all(fixable(d, unsafe_fixes) for d in ds) else "[-]" if any(fixable(d, unsafe_fixes) for d in ds) else "[ ]"
+        out.append(f"{len(ds):>{width}}\t{code}\t{mark} {rule.name if rule else ''}".rstrip())
+    for e in report.errors:
+        out.append(f"{printable_path(e.path)}: error: {e.message}")
+    if not rows and not report.errors:
+        out.append("All checks passed!")
+    return "".join(line + "\n" for line in out)
+
+
+def summary(report: Report, unsafe_fixes: bool = False) -> str:
     counts = {sev: 0 for sev in Severity}
     for d in report.diagnostics:
         counts[d.severity] += 1
@@ -95,26 +149,48 @@ def summary(report: Report) -> str:
         lines.append("No diagnostics in the files that could be checked.")
     if report.errors:
         lines.append(f"{_plural(len(report.errors), 'path')} could not be checked (see the errors above).")
+    fixes = fix_summary(report, unsafe_fixes)
+    if fixes is not None:
+        lines.append(fixes)
     return "\n".join(lines)
 
 
-def render(report: Report, *, color: bool = False, quiet: bool = False) -> str:
+def _source_lines(text: str | None, cell: int | None) -> list[str] | None:
+    """The lines a diagnostic's line counts in: the file's, or those of a notebook's cell (`text`: its JSON)."""
+    if text is None:
+        return None
+    if cell is None:
+        return line_texts(text)
+    from fixinplace.notebook import cell_lines
+
+    return cell_lines(text, cell)
+
+
+def render(report: Report, *, color: bool = False, quiet: bool = False, show_fixes: bool = False,
+           unsafe_fixes: bool = False) -> str:
+    """The text report: each diagnostic (header, source line, notes, fix with `show_fixes`), errors, summary."""
     style = _Style(color)
     out: list[str] = []
     split_cache: dict[str, list[str]] = {}
     for d in report.diagnostics:
-        out.append(header(d, style))
+        out.append(header(d, style, unsafe_fixes))
         if quiet:
             continue
-        if d.path not in split_cache:
+        key = d.path if d.cell is None else f"{d.path}\0{d.cell}"
+        if key not in split_cache:
             text = report.sources.get(d.path)
-            split_cache[d.path] = line_texts(text) if text is not None else None  # type: ignore[assignment]
-        out.extend(snippet(d, split_cache[d.path], style))
+            split_cache[key] = _source_lines(text, d.cell)  # type: ignore[assignment]
+        out.extend(snippet(d, split_cache[key], style))
+        if show_fixes:
+            indent = " " * len(str(d.line)) if split_cache[key] is not None else " "
+            help_text = help_line(d, style, indent)
+            if help_text is not None:
+                out.append(help_text)
         out.append("")
     for e in report.errors:
         out.append(f"{style(printable_path(e.path), _BOLD)}: {style('error', _SEVERITY_COLOR[Severity.ERROR])}: {e.message}")
     if not quiet:
         if report.errors:
             out.append("")
-        out.append(style(summary(report), _BOLD))
+        out.append(style(summary(report, unsafe_fixes), _BOLD))
     return "".join(line + "\n" for line in out)

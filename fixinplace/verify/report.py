@@ -19,6 +19,10 @@ def _diff(x: float) -> str:
     return "0" if x == 0 else f"{x:.2g}"
 
 
+def _of_cell(fix: dict) -> str:
+    return f" of cell {fix['cell']}" if fix.get("cell") else ""
+
+
 def render_text(report, color: bool = False, width: int | None = None) -> str:
     """`path:line function [device] STATUS`, then beneath it, indented, `fix CODE at line N (strategy); against
     REFERENCE; max |diff| outputs X, gradients Y` and the reason, wrapped to `width` (the terminal's by default);
@@ -26,12 +30,13 @@ def render_text(report, color: bool = False, width: int | None = None) -> str:
     width = max(width or shutil.get_terminal_size((100, 24)).columns, MIN_WIDTH)
     lines = []
     for r in report.results:
-        head = textwrap.wrap(f"{r['path']}:{r['line']} {r['function']} [{r['device']}] {r['status']}", width=width,
+        where = f"cell {r['cell']}:{r['line']}" if r.get("cell") else f"{r['line']}"
+        head = textwrap.wrap(f"{r['path']}:{where} {r['function']} [{r['device']}] {r['status']}", width=width,
                              subsequent_indent="    ", break_long_words=True, break_on_hyphens=False)
         if color and r["status"] in _STYLES:  # (colour codes take no columns)
             head[-1] = head[-1][: -len(r["status"])] + f"\x1b[{_STYLES[r['status']]}m{r['status']}\x1b[0m"
         diffs = r["max_abs_diff"]
-        fixes = ", ".join(f"{f['code']} at line {f['line']} ({f['strategy']})" for f in r.get("fixes", ()))
+        fixes = ", ".join(f"{f['code']} at line {f['line']}{_of_cell(f)} ({f['strategy']})" for f in r.get("fixes", ()))
         details = ((f"fix {fixes}; " if fixes else "") + f"against {r['reference']}; max |diff| outputs "
                    f"{_diff(diffs['outputs'])}, gradients {_diff(diffs['grads'])}"
                    + (f"; {r['reason']}" if r["reason"] else ""))
