@@ -50,3 +50,18 @@ async def code_actions(client: LanguageClient, uri: str, rng: types.Range, only=
         )
     )
     return [a for a in result or [] if isinstance(a, types.CodeAction)]
+
+
+# A write through `p.detach()`, read afterwards: its only fix is unsafe (a copy: `p` would no longer see the write).
+DETACHED = '''import torch
+
+
+def main():
+    x = torch.randn(4, requires_grad=True)
+    p = torch.softmax(x, 0)
+    target = p.detach()
+    target.pow_(2)
+    loss = (p * target).sum()
+    loss.backward()
+    return loss
+'''

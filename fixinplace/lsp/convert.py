@@ -6,12 +6,14 @@ default, count UTF-16 code units. The conversion is done per line, on the text t
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from lsprotocol import types
 
-from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.diagnostics import Diagnostic, Related, Severity
 from fixinplace.lines import line_texts
+from fixinplace.rules import RULES_BY_CODE
 
 SOURCE = "fixinplace"
 
@@ -57,43 +59,155 @@ def to_range(lines: Sequence[str], d: Diagnostic) -> types.Range:
     return types.Range(start=to_position(lines, d.line, d.column), end=to_position(lines, d.end_line, d.end_column))
 
 
-def to_lsp(d: Diagnostic, lines: Sequence[str], uri: str) -> types.Diagnostic:
-    """One fixinplace diagnostic as an LSP diagnostic (code, severity, source, message, related information)."""
-    related = [
-        types.DiagnosticRelatedInformation(
-            location=types.Location(
-                uri=uri,
-                range=types.Range(
-                    start=to_position(lines, r.line, r.column),
-                    end=to_position(lines, r.line, len(lines[r.line - 1]) + 1 if 0 < r.line <= len(lines) else 1),
-                ),
-            ),
-            message=r.message,
-        )
-        for r in d.related
-    ]
+class Layout:
+    """Where the lines of an analysed text stand in the editor: one text document at `uri` (this class), or the
+    cells of a notebook (`fixinplace.lsp.notebooks.CellLayout`, which maps lines to cells and back)."""
+
+    def __init__(self, uri: str, lines: Sequence[str]) -> None:
+        self.uri = uri
+        self.lines = list(lines) or [""]  # the analysed text's lines (what columns are measured on)
+
+    def place(self, index: int) -> tuple[str, int]:
+        """The document and its 0-based line that hold the analysed text's 0-based line `index`."""
+        return self.uri, index
+
+    def line_of(self, uri: str, index: int) -> int | None:
+        """The analysed text's 0-based line shown at line `index` of document `uri`; None when not shown there."""
+        return index if uri == self.uri else None
+
+    def uris(self) -> list[str]:
+        """The documents this text is shown in (each gets its diagnostics published)."""
+        return [self.uri]
+
+    def message(self, text: str) -> str:
+        """A diagnostic's message with the lines it names as the editor numbers them."""
+        return text
+
+    def line_name(self, line: int) -> str:
+        """How a message names a 1-based line of the analysed text."""
+        return f"Line {line}"
+
+    def position(self, line: int, column: int) -> tuple[str, types.Position]:
+        """The document and LSP position of a 1-based line and character column of the analysed text."""
+        at = to_position(self.lines, line, column)
+        uri, index = self.place(at.line)
+        return uri, types.Position(line=index, character=at.character)
+
+    def location(self, line: int, column: int, end_line: int, end_column: int) -> types.Location:
+        """The LSP location of a span of the analysed text (an end in another document ends its start's line)."""
+        uri, start = self.position(line, column)
+        end_uri, end = self.position(end_line, end_column)
+        if end_uri != uri or (end.line, end.character) < (start.line, start.character):
+            end = types.Position(line=start.line, character=utf16_len(self.lines[min(line, len(self.lines)) - 1]))
+        return types.Location(uri=uri, range=types.Range(start=start, end=end))
+
+    def analysed(self, uri: str, position: types.Position) -> tuple[int, int] | None:
+        """The 1-based (line, character column) of the analysed text at an LSP position of document `uri`."""
+        index = self.line_of(uri, position.line)
+        if index is None:
+            return None
+        return to_character(self.lines, types.Position(line=index, character=position.character))
+
+    def line_edit(self, line: int, new_line: str) -> dict[str, list[types.TextEdit]]:
+        """The edit that gives the analysed text's 1-based `line` the text `new_line` (its line ending kept)."""
+        uri, index = self.place(line - 1)
+        old = self.lines[line - 1]
+        end = types.Position(line=index, character=utf16_len(old))
+        return {uri: [types.TextEdit(range=types.Range(start=types.Position(line=index, character=0), end=end),
+                                     new_text=new_line.rstrip("\r\n"))]}
+
+    def edit(self, old: str, new: str) -> dict[str, list[types.TextEdit]] | None:
+        """The text edits, per document, that make the analysed text `old` into `new` (None when the change cannot
+        be made in the documents)."""
+        from fixinplace.lsp.edits import minimal_edits
+
+        return {self.uri: minimal_edits(old, new)}
+
+
+def to_lsp(d: Diagnostic, lines: Sequence[str] | Layout, uri: str = "") -> types.Diagnostic:
+    """One fixinplace diagnostic as an LSP diagnostic (code, severity, source, message, related information), in
+    the document `uri` whose lines are `lines`, or where `lines` (a `Layout`) places it."""
+    layout = lines if isinstance(lines, Layout) else Layout(uri, lines)
     return types.Diagnostic(
-        range=to_range(lines, d),
-        message=d.message,
+        range=layout.location(d.line, d.column, d.end_line, d.end_column).range,
+        message=layout.message(d.message),
         severity=_SEVERITY[d.severity],
         code=d.code,
         source=SOURCE,
-        related_information=related or None,
+        related_information=related_information(d, layout) or None,
         data={"code": d.code, "line": d.line, "column": d.column},
     )
 
 
+# A leaf's creation, as the leaf rule's message gives it: "(created with requires_grad=True at line 20)",
+# "(an nn.Parameter created at line 11)". The diagnostic records no span for it.
+_LEAF_CREATED = re.compile(r"\((?:created|an? [^()]*? created)[^()]*? at line (\d+)\)")
+
+
+def related_places(d: Diagnostic) -> list[Related]:
+    """The places a diagnostic points at besides the write: the op that saved the tensor (each one, when the write
+    invalidated several), the backward that needs it, and for a leaf write the leaf's creation."""
+    out = list(d.related)
+    seen = {(r.line, r.column) for r in out}
+
+    def add(line: int, column: int, message: str) -> None:
+        if line > 0 and (line, column) not in seen and (line, column) != (d.line, d.column):
+            seen.add((line, column))
+            out.append(Related(line, column, message))
+
+    if d.message.startswith("this call runs "):
+        return out  # the write is in another file: the lines in its message are that file's
+    for save in d.facts.saves if d.facts is not None else ():
+        if not any(r.line == save.span.line for r in d.related):
+            add(save.span.line, save.span.column, f"`{save.label}` saved for backward by `{save.op}` here")
+    for save in d.facts.saves if d.facts is not None else ():
+        if save.backward is not None:
+            add(save.backward.line, save.backward.column, f"the backward that needs `{save.label}` runs here")
+        elif save.backward_line:
+            add(save.backward_line, 1, f"the backward that needs `{save.label}` runs here")
+    if d.code == "FIP102" and not out:
+        found = _LEAF_CREATED.search(d.message)
+        if found:
+            add(int(found.group(1)), 1, "the leaf tensor is created here")
+    return out
+
+
+def related_information(d: Diagnostic, layout: Layout) -> list[types.DiagnosticRelatedInformation]:
+    """`related_places` as LSP related information (each spans its line from its column, possibly in another cell)."""
+    out = []
+    for r in related_places(d):
+        index = min(max(r.line, 1), len(layout.lines))
+        end_column = len(layout.lines[index - 1]) + 1
+        column = _first_code_column(layout.lines[index - 1]) if r.column <= 1 else r.column
+        out.append(types.DiagnosticRelatedInformation(location=layout.location(r.line, column, r.line, end_column),
+                                                      message=r.message))
+    return out
+
+
+def _first_code_column(line: str) -> int:
+    return len(line) - len(line.lstrip()) + 1
+
+
 def fix_title(d: Diagnostic) -> str:
-    """The title of a diagnostic's quick fix."""
+    """The title of a diagnostic's quick fix: its description, with "(unsafe)" after an unsafe one (as Ruff's
+    editor integration titles them)."""
     assert d.fix is not None
-    return ("Unsafe fix: " if d.fix.applicability == "unsafe" else "") + d.fix.description
+    return d.fix.description + (" (unsafe)" if d.fix.applicability != "safe" else "")
 
 
-def hover_text(d: Diagnostic) -> str:
-    """Markdown shown when hovering a flagged write."""
-    parts = [f"**{d.code}** ({d.severity.value}): {d.message}"]
-    for r in d.related:
-        parts.append(f"Line {r.line}: {r.message}")
+def hover_text(d: Diagnostic, layout: Layout | None = None) -> str:
+    """Markdown shown when hovering a flagged write: the rule, the message, where the tensor was saved, the fix
+    (lines named as `layout` numbers them)."""
+    layout = layout or Layout("", [])
+    rule = RULES_BY_CODE.get(d.code)
+    name = f" `{rule.name}`" if rule is not None else ""
+    parts = [f"**{d.code}**{name} ({d.severity.value}): {layout.message(d.message)}"]
+    for r in related_places(d):
+        parts.append(f"{layout.line_name(r.line)}: {r.message}")
     if d.fix is not None:
-        parts.append(("Unsafe fix" if d.fix.applicability == "unsafe" else "Fix") + f": {d.fix.description}")
+        parts.append(("Unsafe fix" if d.fix.applicability != "safe" else "Fix") + f": {d.fix.description}")
+    elif d.severity is not Severity.INFO:
+        parts.append("No automatic fix. Suppress it with `# fixinplace: ignore[" + d.code + "]` when it is intended.")
+    if rule is not None:
+        parts.append(f"_{rule.summary}_ (docs/rules.md, {d.code})")
     return "\n\n".join(parts)

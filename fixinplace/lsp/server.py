@@ -1,4 +1,6 @@
-"""The fixinplace language server (pygls): diagnostics, quick fixes, fix-all and hover.
+"""The fixinplace language server (pygls): diagnostics, quick fixes (a fix, unsafe ones included, and an ignore
+comment), fix-all and hover, for text documents and for the Python cells of notebook documents (a notebook is
+analysed as one text, its code cells joined: `notebooks.py`).
 
 Every analysis is `fixinplace.engine.check_source` on the editor's text (never the file on disk). The fix of a
 diagnostic is the checked fix `fixinplace fix` would apply (`fixinplace.fix.offer`: the text rewritten and analysed
@@ -32,10 +34,11 @@ from fixinplace import __version__
 from fixinplace.diagnostics import Diagnostic, Severity
 from fixinplace.analysis import project
 from fixinplace.engine import SourceError, check_source
-from fixinplace.lsp.convert import fix_title, hover_text, text_lines, to_character, to_lsp, to_range
+from fixinplace.lsp.convert import Layout, fix_title, hover_text, text_lines, to_lsp
 from fixinplace.lsp.document import use_source_lines
-from fixinplace.lsp.edits import minimal_edits
 from fixinplace.lsp.framing import serve_messages
+from fixinplace.lsp.notebooks import NOTEBOOK_SYNC, notebook_source
+from fixinplace.lsp.suppress import IgnoreComments, ignore_title, verified
 from fixinplace.settings import ConfigError, Settings, load_settings
 
 log = logging.getLogger(__name__)
@@ -43,6 +46,19 @@ T = TypeVar("T")
 
 DEBOUNCE_S = 0.3
 FIX_ALL_KIND = "source.fixAll.fixinplace"
+NOTEBOOK_FIX_ALL_KIND = "notebook.source.fixAll.fixinplace"  # VS Code asks it once per notebook (on save)
+
+
+@dataclass(frozen=True)
+class Source:
+    """What is analysed for one open document or notebook: its text (a notebook's cells joined) and where each of
+    its lines stands in the editor."""
+
+    key: str  # the text document's URI, or the notebook's
+    path: str  # the file path the analysis and the settings take
+    text: str
+    layout: Layout
+    version: int | None  # the text document's version (None for a notebook: each cell has its own)
 
 
 @dataclass
@@ -50,7 +66,9 @@ class DocState:
     """What the server knows about one open document."""
 
     text: str | None = None  # the text the diagnostics below were computed from (the last text that parsed)
+    layout: Layout | None = None  # where that text's lines stand
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    published: set[str] = field(default_factory=set)  # the documents given diagnostics (a notebook's cells)
     task: asyncio.Task | None = None  # the pending debounced analysis
     # The last fix-all: for which (text, settings), and its edits (a future while they are computed).
     fix_all: tuple[tuple[str, Settings], asyncio.Future] | None = None
@@ -60,11 +78,19 @@ class DocState:
 class Snapshot:
     """A document as a request found it: all that the work done off the event loop reads."""
 
-    uri: str
+    uri: str  # the document asked about (a notebook's cell)
     path: str
     text: str
     settings: Settings
     diagnostics: list[Diagnostic] | None  # those published for `text`; None when not computed yet
+    layout: Layout | None = None  # where the lines of `text` stand (by default: all in document `uri`)
+    key: str = ""  # the document or notebook whose text `text` is (by default `uri`)
+
+    def __post_init__(self) -> None:
+        if self.layout is None:
+            object.__setattr__(self, "layout", Layout(self.uri, text_lines(self.text)))
+        if not self.key:
+            object.__setattr__(self, "key", self.uri)
 
     def analysed(self) -> list[Diagnostic] | None:
         """The diagnostics of `text` (analysed now when not computed yet), None when it does not parse."""
@@ -101,7 +127,8 @@ class FixinplaceServer(LanguageServer):
     """The language server with its per-document state and settings."""
 
     def __init__(self) -> None:
-        super().__init__("fixinplace", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("fixinplace", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=NOTEBOOK_SYNC)
         self.options: dict[str, Any] = {}
         self.docs: dict[str, DocState] = {}
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixinplace-analysis")
@@ -202,58 +229,94 @@ class FixinplaceServer(LanguageServer):
         except Exception:
             log.exception("publishing diagnostics failed")
 
-    async def _analyse_document(self, uri: str) -> None:
-        if uri not in self.docs:
+    def key_of(self, uri: str) -> str:
+        """The key of the text a document belongs to: a notebook cell's notebook, else the document itself."""
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        return notebook.uri if notebook is not None else uri
+
+    def source(self, key: str) -> Source:
+        """The current text of an open document or notebook (`KeyError`/`OSError` when it is not open)."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=key)
+        if notebook is not None:
+            text, layout = notebook_source(notebook, self.workspace.get_text_document)
+            return Source(key, self.path_of(key), text, layout, None)
+        document = self.workspace.get_text_document(key)
+        text = document.source
+        return Source(key, self.path_of(key), text, Layout(key, text_lines(text)), document.version)
+
+    def text_of(self, key: str) -> str | None:
+        """The current text of an open document or notebook; None when it is closed."""
+        try:
+            if self.workspace.get_notebook_document(notebook_uri=key) is not None:
+                return self.source(key).text
+            return self.workspace.get_text_document(key).source  # (often asked: no layout made)
+        except (KeyError, OSError):
+            return None
+
+    async def _analyse_document(self, key: str) -> None:
+        if key not in self.docs:
             return  # closed meanwhile
-        document = self.workspace.get_text_document(uri)
-        text, version = document.source, document.version
-        state = self.docs.setdefault(uri, DocState())
+        current = self.source(key)
+        text = current.text
+        state = self.docs.setdefault(key, DocState())
         if state.text == text:
             diagnostics: list[Diagnostic] | None = state.diagnostics
         else:
-            path = self.path_of(uri)
-            settings = self.settings_for(path)
+            settings = self.settings_for(current.path)
             diagnostics, reason = await asyncio.get_running_loop().run_in_executor(
-                self.executor, self._analyse, text, path, settings
+                self.executor, self._analyse, text, current.path, settings
             )
             self._report(reason)
-        if self.workspace.get_text_document(uri).source != text:
+        if self.text_of(key) != text:
             return  # the text changed meanwhile; the next analysis publishes
         if diagnostics is not None:
-            state.text, state.diagnostics = text, diagnostics
-        self.publish(uri, version)
+            state.text, state.layout, state.diagnostics = text, current.layout, diagnostics
+        self.publish(key, current.version, current.layout.uris())
 
-    def publish(self, uri: str, version: int | None = None) -> None:
-        state = self.docs.get(uri) or DocState()
-        lines = text_lines(state.text or "")
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri, version=version, diagnostics=[to_lsp(d, lines, uri) for d in state.diagnostics]
-            )
-        )
+    def publish(self, key: str, version: int | None = None, uris: list[str] | None = None) -> None:
+        """Publish the diagnostics of a document, or of each cell of a notebook (`uris`: its current cells; a cell
+        given diagnostics before and no longer in it gets none)."""
+        state = self.docs.get(key) or DocState()
+        layout = state.layout or Layout(key, text_lines(state.text or ""))
+        by_uri: dict[str, list[types.Diagnostic]] = {
+            uri: [] for uri in [*(uris if uris is not None else [key]), *state.published]}
+        for d in state.diagnostics:
+            lsp_d = to_lsp(d, layout)
+            uri = layout.position(d.line, d.column)[0]
+            by_uri.setdefault(uri, []).append(lsp_d)
+        for uri, diagnostics in by_uri.items():
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, version=version if uri == key else None, diagnostics=diagnostics))
+        state.published = {uri for uri, diagnostics in by_uri.items() if diagnostics}
 
-    def schedule(self, uri: str, delay: float) -> None:
-        """(Re)start the analysis of a document, cancelling a pending one."""
-        state = self.docs.setdefault(uri, DocState())
+    def schedule(self, key: str, delay: float) -> None:
+        """(Re)start the analysis of a document or notebook, cancelling a pending one."""
+        state = self.docs.setdefault(key, DocState())
         if state.task is not None and not state.task.done():
             state.task.cancel()
-        state.task = asyncio.ensure_future(self.analyse(uri, delay))
+        state.task = asyncio.ensure_future(self.analyse(key, delay))
+
+    def close(self, key: str, uris: list[str]) -> None:
+        """Forget a document or notebook, and clear the diagnostics of its documents."""
+        state = self.docs.pop(key, None)  # with its fix-all run, if any
+        if state is not None and state.task is not None:
+            state.task.cancel()
+        for uri in dict.fromkeys([*uris, *(state.published if state is not None else ())]):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def snapshot(self, uri: str) -> Snapshot:
-        """The current text of a document, with its settings and, when computed already, its diagnostics."""
-        text = self.workspace.get_text_document(uri).source
-        state = self.docs.get(uri)
-        path = self.path_of(uri)
-        known = state.diagnostics if state is not None and state.text == text else None
-        return Snapshot(uri, path, text, self.settings_for(path), known)
+        """The current text of a document (of the notebook a cell is in), with its settings and, when computed
+        already, its diagnostics."""
+        key = self.key_of(uri)
+        current = self.source(key)
+        state = self.docs.get(key)
+        known = state.diagnostics if state is not None and state.text == current.text else None
+        return Snapshot(uri, current.path, current.text, self.settings_for(current.path), known, current.layout, key)
 
     def is_current(self, snapshot: Snapshot) -> bool:
         """Whether the document still has the text of `snapshot` (a result computed for another text is dropped:
         its edits and ranges would land in the wrong place)."""
-        try:
-            return self.workspace.get_text_document(snapshot.uri).source == snapshot.text
-        except OSError:  # closed meanwhile, and not on disk
-            return False
+        return self.text_of(snapshot.key) == snapshot.text
 
     # code actions and hover: computed off the event loop --------------------------------------------------
 
@@ -267,22 +330,24 @@ class FixinplaceServer(LanguageServer):
         actions: list[types.CodeAction] = []
         if wanted(types.CodeActionKind.QuickFix):
             actions += await in_thread(quick_fixes, snapshot, params.range)
-        if wanted(FIX_ALL_KIND):
-            edits = await self.shared_fix_all(snapshot)
-            if edits:
-                actions.append(
-                    types.CodeAction(
-                        title="fixinplace: fix all autofixable hazards",
-                        kind=FIX_ALL_KIND,
-                        edit=types.WorkspaceEdit(changes={snapshot.uri: edits}),
-                    )
-                )
+        # A notebook's fix-all is also given under the notebook kind when asked for it by name (VS Code's
+        # `notebook.codeActionsOnSave`); a request for every kind gets it once.
+        kinds = [kind for kind in (FIX_ALL_KIND, NOTEBOOK_FIX_ALL_KIND)
+                 if wanted(kind) and (kind == FIX_ALL_KIND or (only and snapshot.key != snapshot.uri))]
+        if kinds:
+            changes = await self.shared_fix_all(snapshot)
+            if changes:
+                title = "fixinplace: fix all autofixable hazards" + ("" if snapshot.settings.unsafe_fixes else
+                                                                     " (safe fixes)")
+                actions += [types.CodeAction(title=title, kind=kind, edit=types.WorkspaceEdit(changes=changes))
+                            for kind in kinds]
         return actions if self.is_current(snapshot) else []
 
-    async def shared_fix_all(self, snapshot: Snapshot) -> list[types.TextEdit]:
-        """The edits of fix-all on the snapshot's text. One computation per text and settings, shared: an editor
-        that gives up on a slow fix-all (cancels it) and asks again for the same text gets the same run."""
-        state = self.docs.setdefault(snapshot.uri, DocState())
+    async def shared_fix_all(self, snapshot: Snapshot) -> dict[str, list[types.TextEdit]]:
+        """The edits of fix-all on the snapshot's text, per document. One computation per text and settings,
+        shared: an editor that gives up on a slow fix-all (cancels it) and asks again for the same text gets the
+        same run."""
+        state = self.docs.setdefault(snapshot.key, DocState())
         key = (snapshot.text, snapshot.settings)
         if state.fix_all is None or state.fix_all[0] != key:
             # The run stops at its next rewrite once the document has another text: nobody can use its edits.
@@ -300,71 +365,84 @@ class FixinplaceServer(LanguageServer):
 
 
 def quick_fixes(snapshot: Snapshot, rng: types.Range) -> list[types.CodeAction]:
-    """A quick fix for each diagnostic in `rng` that has one."""
+    """For each diagnostic of the document in `rng`: its fix when it has one (an unsafe one too, titled so and never
+    preferred: applying it is the user's choice, as `--unsafe-fixes` is), then the action that suppresses it."""
     diagnostics = snapshot.analysed()
     if not diagnostics:
         return []
     from fixinplace.fix import apply_offered, offer
 
-    uri, path, text, settings = snapshot.uri, snapshot.path, snapshot.text, snapshot.settings
-    lines = text_lines(text)
-    near = [d for d in diagnostics if d.severity is not Severity.INFO and _overlaps(to_lsp(d, lines, uri).range, rng)]
-    actions = []
-    # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about.
-    for d in offer(text, path, near, settings) if near else []:
-        if d.fix is None:
-            continue
-        if d.fix.applicability != "safe" and not settings.unsafe_fixes:
-            continue
-        lsp_d = to_lsp(d, lines, uri)
-        if not _overlaps(lsp_d.range, rng):
-            continue
-        new_text = apply_offered(text, path, d)
-        if new_text is None or new_text == text:
-            continue
-        actions.append(
-            types.CodeAction(
-                title=fix_title(d),
+    uri, path, text, settings, layout = snapshot.uri, snapshot.path, snapshot.text, snapshot.settings, snapshot.layout
+    assert layout is not None
+    near = [(d, lsp_d) for d in diagnostics
+            if layout.position(d.line, d.column)[0] == uri and _overlaps((lsp_d := to_lsp(d, layout)).range, rng)]
+    if not near:
+        return []
+    fixes, ignores = [], []
+    # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about. `offer`
+    # gives a diagnostic with no passing safe fix its first passing unsafe one.
+    blocking = [d for d, _ in near if d.severity is not Severity.INFO]
+    offered = {(d.line, d.column, d.code): d for d in offer(text, path, blocking, settings)} if blocking else {}
+    for d, lsp_d in near:
+        fixed = offered.get((d.line, d.column, d.code))
+        new_text = apply_offered(text, path, fixed) if fixed is not None and fixed.fix is not None else None
+        changes = layout.edit(text, new_text) if new_text is not None and new_text != text else None
+        if changes and fixed is not None and fixed.fix is not None:
+            fixes.append(types.CodeAction(
+                title=fix_title(fixed),
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[lsp_d],
-                is_preferred=d.fix.applicability == "safe",
-                edit=types.WorkspaceEdit(changes={uri: minimal_edits(text, new_text)}),
-            )
-        )
-    return actions
+                is_preferred=fixed.fix.applicability == "safe",
+                edit=types.WorkspaceEdit(changes=changes),
+            ))
+    # The ignore actions: one read of the text and one check of the comments for all of them.
+    comments = IgnoreComments(text)
+    for i in sorted(verified([d for d, _ in near], comments)):
+        d, lsp_d = near[i]
+        line, new_line = comments.line_for(d)  # type: ignore[misc]  (verified: it has a line)
+        ignores.append(types.CodeAction(
+            title=ignore_title(d.code),
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[lsp_d],
+            edit=types.WorkspaceEdit(changes=layout.line_edit(line, new_line)),
+        ))
+    return fixes + ignores
 
 
-def fix_all_edits(snapshot: Snapshot, stale: Callable[[], bool] | None = None) -> list[types.TextEdit]:
-    """The edits that make the text what `fixinplace fix` makes of it; none when it does not parse, or when
-    `stale()` turns true before the work is done."""
+def fix_all_edits(snapshot: Snapshot, stale: Callable[[], bool] | None = None) -> dict[str, list[types.TextEdit]]:
+    """The edits, per document, that make the text what `fixinplace fix` makes of it (safe fixes only unless the
+    settings allow unsafe ones, as `fix` does); none when it does not parse, or when `stale()` turns true before
+    the work is done."""
     from fixinplace.fix import FixStopped, fix_text
 
     try:
         fixed = fix_text(snapshot.text, snapshot.path, snapshot.settings, stop=stale).source
     except (SourceError, FixStopped):
-        return []
+        return {}
     except Exception:  # logged here: the run may have no request left to report it to
         log.exception("fix-all failed")
-        return []
-    return minimal_edits(snapshot.text, fixed) if fixed != snapshot.text else []
+        return {}
+    assert snapshot.layout is not None
+    return (snapshot.layout.edit(snapshot.text, fixed) or {}) if fixed != snapshot.text else {}
 
 
 def hover_of(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
     """What the diagnostics at `position` say, each with the fix it gets."""
     diagnostics = snapshot.analysed()
-    if not diagnostics:
+    if not diagnostics or snapshot.layout is None:
         return None
-    lines = text_lines(snapshot.text)
-    line, column = to_character(lines, position)
-    hits = [d for d in diagnostics if (d.line, d.column) <= (line, column) <= (d.end_line, d.end_column)]
+    at = snapshot.layout.analysed(snapshot.uri, position)
+    if at is None:
+        return None
+    hits = [d for d in diagnostics if (d.line, d.column) <= at <= (d.end_line, d.end_column)]
     if not hits:
         return None
     from fixinplace.fix import offer
 
     hits = offer(snapshot.text, snapshot.path, hits, snapshot.settings)  # the fix each one gets
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(hover_text(d) for d in hits)),
-        range=to_range(lines, hits[0]),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(hover_text(d, snapshot.layout) for d in hits)),
+        range=to_lsp(hits[0], snapshot.layout).range,
     )
 
 
@@ -426,26 +504,46 @@ def create_server() -> FixinplaceServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: FixinplaceServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, 0.0)
+        ls.schedule(ls.key_of(params.text_document.uri), 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: FixinplaceServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, DEBOUNCE_S)
+        ls.schedule(ls.key_of(params.text_document.uri), DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: FixinplaceServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, 0.0)
+        ls.schedule(ls.key_of(params.text_document.uri), 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FixinplaceServer, params: types.DidCloseTextDocumentParams) -> None:
-        state = ls.docs.pop(params.text_document.uri, None)  # with its fix-all run, if any
-        if state is not None and state.task is not None:
-            state.task.cancel()
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+        ls.close(params.text_document.uri, [params.text_document.uri])
+
+    # Notebooks (LSP 3.17): pygls keeps the cells as text documents; the notebook is analysed as one text, its
+    # cells joined in order, and each cell gets the diagnostics of its lines.
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: FixinplaceServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri, 0.0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: FixinplaceServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        structure = params.change.cells.structure if params.change.cells is not None else None
+        for cell in structure.did_close or [] if structure is not None else []:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
+        ls.schedule(params.notebook_document.uri, DEBOUNCE_S)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: FixinplaceServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri, 0.0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: FixinplaceServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.close(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND], resolve_provider=False),
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND, NOTEBOOK_FIX_ALL_KIND],
+                                resolve_provider=False),
     )
     async def code_action(ls: FixinplaceServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         # async: pygls answers a $/cancelRequest by cancelling the task (RequestCancelled), which stops the wait
