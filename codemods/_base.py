@@ -30,7 +30,7 @@ class InPlaceFix(VisitorBasedCodemodCommand):
     NAME: ClassVar[str] = ""  # the strategy name (the module's name)
     DESCRIPTION: ClassVar[str] = ""
     # (before, after) programs: each one's hazard is fixed by this codemod alone (tests/test_codemods.py runs them
-    # with LibCST's CodemodTest and under torch; docs/rules.md shows them).
+    # with LibCST's CodemodTest and under torch; docs/fixes.md shows them).
     EXAMPLES: ClassVar[tuple[tuple[str, str], ...]] = ()
     METADATA_DEPENDENCIES = (PositionProvider,)
 

@@ -1,8 +1,9 @@
 """The rules: stable codes, names, default severities, docs and examples.
 
-This module is the one source of truth for `docs/rules.md` (rendered by `python -m fixinplace.docs`) and for the
-rule-example tests: every `flagged` example must produce a diagnostic with the rule's code on each line marked
-`# expect: CODE`, and every `clean` example must produce no error or warning at all.
+This module is the one source of truth for the rule pages of the docs (`docs/rules.md`, `docs/rules/`, rendered
+by `python -m fixinplace.docs`) and for the rule-example tests: every `flagged` example must produce a diagnostic
+with the rule's code on each line marked `# expect: CODE`, and every `clean` example must produce no error or
+warning at all.
 """
 
 from __future__ import annotations

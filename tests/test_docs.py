@@ -1,27 +1,56 @@
-"""docs/rules.md and README.md stay true to the code; README's commands are the ones CI runs."""
+"""The docs site builds strictly and its generated pages are current; README keeps the commands CI runs."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from fixinplace.docs import render, render_readme, rule_anchor
+from codemods import CODEMODS
+from fixinplace.docs import (
+    SAVED_MODULES,
+    SAVED_OPS,
+    example_output,
+    fix_anchor,
+    render_outputs,
+    render_pages,
+    render_readme,
+    rule_anchor,
+    rule_page_path,
+)
 from fixinplace.rules import RULES
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 CI_RUN = REPO / ".ci" / "run"
 
 
-def docs_cli(*args: str) -> subprocess.CompletedProcess:
+def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    return env
+
+
+def docs_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "fixinplace.docs", *args], cwd=REPO, capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-m", "fixinplace.docs", *args], cwd=REPO, capture_output=True, text=True, env=_env(),
+        timeout=600,  # --check runs the example commands, verify and trace included
     )
+
+
+def mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
+        cwd=config.parent, capture_output=True, text=True, env=_env(), timeout=300,
+    )
+
+
+# Generated pages
 
 
 def test_committed_docs_are_fresh():
@@ -29,26 +58,132 @@ def test_committed_docs_are_fresh():
     assert proc.returncode == 0, proc.stderr
 
 
-def test_check_detects_stale_docs(tmp_path):
-    stale = tmp_path / "rules.md"
-    stale.write_text(render().replace("FIP101", "FIP1O1"))
-    readme = tmp_path / "README.md"
-    readme.write_text(README.read_text())
-    proc = docs_cli("--check", "--output", str(stale), "--readme", str(readme))
-    assert proc.returncode == 1 and "stale" in proc.stderr and str(stale) in proc.stderr
-    assert docs_cli("--output", str(stale), "--readme", str(readme)).returncode == 0
-    assert docs_cli("--check", "--output", str(stale), "--readme", str(readme)).returncode == 0
+def test_check_detects_stale_missing_and_left_over_pages(tmp_path):
+    docs = tmp_path / "docs"
+    readme = tmp_path / "README.md"  # a rule table and no example outputs: nothing to run
+    readme.write_text("# x\n\n<!-- rules:start -->\n<!-- rules:end -->\n")
+    check = ("--check", "--docs-dir", str(docs), "--readme", str(readme))
+
+    proc = docs_cli(*check)  # nothing written yet: every page is missing
+    assert proc.returncode == 1 and str(docs / "rules.md") in proc.stderr
+    assert docs_cli("--docs-dir", str(docs), "--readme", str(readme)).returncode == 0
+    assert docs_cli(*check).returncode == 0
+    assert "[FIP101](docs/rules.md#fip101)" in readme.read_text()
+
+    page = docs / rule_page_path(RULES[0])
+    page.write_text(page.read_text().replace(RULES[0].code, RULES[0].code + "X"))
+    orphan = docs / "rules" / "fip999.md"
+    orphan.write_text("# FIP999: a rule that no longer exists\n")
+    proc = docs_cli(*check)
+    assert proc.returncode == 1 and "stale" in proc.stderr
+    assert str(page) in proc.stderr and str(orphan) in proc.stderr
+
+    assert docs_cli("--docs-dir", str(docs), "--readme", str(readme)).returncode == 0
+    assert not orphan.exists()
+    assert docs_cli(*check).returncode == 0
 
 
-def test_rules_md_documents_every_rule():
-    text = render()
+def test_every_rule_has_a_page_with_its_text_and_examples():
+    pages = render_pages()
+    index = pages["rules.md"]
     for rule in RULES:
-        assert f'<a id="{rule_anchor(rule)}"></a>' in text
-        assert f"## {rule.code}: {rule.name}" in text
-        assert f"**Default severity:** {rule.severity.value}" in text
-        assert rule.explanation in text
+        assert f'<a id="{rule_anchor(rule)}"></a>' in index  # SARIF's helpUri and README link to these anchors
+        assert f"]({rule_page_path(rule)})" in index
+        page = pages[rule_page_path(rule)]
+        assert page.startswith(f"# {rule.code}: {rule.name}\n")
+        assert f"**Default severity:** {rule.severity.value}" in page
+        assert rule.explanation in page
         for example in rule.flagged + rule.clean:
-            assert example.rstrip("\n") in text
+            assert "```python\n" + example.rstrip("\n") + "\n```" in page
+
+
+def test_fixes_page_shows_every_codemod_before_and_after():
+    page = render_pages()["fixes.md"]
+    for name, codemod in CODEMODS.items():
+        assert f'<a id="{fix_anchor(name)}"></a>' in page and f"## `{name}`" in page
+        assert codemod.EXAMPLES, f"{name} has no examples to show"
+        for before, after in codemod.EXAMPLES:
+            assert "```python\n" + before.rstrip("\n") + "\n```" in page
+            assert "```python\n" + after.rstrip("\n") + "\n```" in page
+
+
+def test_saved_tensors_page_shows_what_the_shipped_table_records():
+    page = render_pages()["saved-tensors.md"]
+    for name in SAVED_OPS:
+        assert f"| `{name}(" in page, name
+    for name in SAVED_MODULES:
+        assert f"| `nn.{name}` (" in page, name
+    # Facts measured under torch (the table generator's own tests check them against torch itself).
+    assert "| `torch.exp(input: tensor)` | its output |" in page
+    assert "| `torch.mul(input: tensor, other: value)` | nothing |" in page
+    mul = "| `torch.mul(input: tensor, other: tensor)` | `input`, `other` | only `input`: `other`; only `other`:"
+    assert mul in page
+    assert "| `torch.nn.functional.cross_entropy(input: tensor, target: tensor)` | `target` |" in page
+
+
+def test_example_outputs_are_what_the_commands_print():
+    check = example_output("check")
+    assert "train.py:8:5: FIP101 [error]" in check and "Found 1 error" in check
+    assert "+    u = x.exp().clone()" in example_output("fix")
+    assert "main [cpu] verified" in example_output("verify")
+    assert "train.py:8: `__setitem__` wrote a tensor saved for backward" in example_output("trace")
+    readme = README.read_text()
+    stale = re.sub(r"(<!-- output:check -->\n).*?(<!-- output:end -->)", r"\1```\nold output\n```\n\2", readme,
+                   count=1, flags=re.S)
+    assert stale != readme and "old output" not in render_outputs(stale)
+    assert render_readme(stale) == readme
+
+
+# The site
+
+
+def test_site_builds_strictly(tmp_path):
+    proc = mkdocs_build(REPO / "mkdocs.yml", tmp_path / "site")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for relative in render_pages():
+        built = tmp_path / "site" / relative.removesuffix(".md") / "index.html"
+        assert built.is_file(), f"{relative} was not built (is it in mkdocs.yml's nav?)"
+    assert (tmp_path / "site" / "search" / "search_index.json").is_file()
+
+
+def test_strict_build_fails_on_a_broken_link(tmp_path):
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(DOCS, tmp_path / "docs")
+    page = tmp_path / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nSee [the missing page](missing.md).\n")
+    proc = mkdocs_build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    assert proc.returncode != 0
+    assert "missing.md" in proc.stdout + proc.stderr
+
+
+def test_strict_build_fails_on_a_broken_anchor(tmp_path):
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(DOCS, tmp_path / "docs")
+    page = tmp_path / "docs" / "index.md"
+    page.write_text(page.read_text() + "\nSee [a rule](rules.md#fip000).\n")
+    proc = mkdocs_build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    assert proc.returncode != 0
+    assert "fip000" in proc.stdout + proc.stderr
+
+
+def test_docs_document_the_contract():
+    """The output formats, suppression comments, configuration and exit codes are documented on the site."""
+    text = {name: (DOCS / name).read_text() for name in ("formats.md", "commands.md", "check.md")}
+    for name, fragment in [
+        ("formats.md", '"diagnostics"'),
+        ("formats.md", '"errors"'),
+        ("formats.md", "end_column"),
+        ("formats.md", "--format sarif"),
+        ("formats.md", "--format github"),
+        ("commands.md", "# fixinplace: ignore[FIP101, FIP102]"),
+        ("commands.md", "[tool.fixinplace]"),
+        ("commands.md", "(configuration.md)"),
+        ("check.md", "| 2 |"),
+    ]:
+        assert fragment in text[name], f"{fragment!r} not in docs/{name}"
+
+
+# README
 
 
 def test_readme_rule_table_lists_every_rule():
@@ -56,6 +191,15 @@ def test_readme_rule_table_lists_every_rule():
     assert render_readme(readme) == readme
     for rule in RULES:
         assert f"[{rule.code}](docs/rules.md#{rule_anchor(rule)}) | `{rule.name}` | {rule.severity.value} |" in readme
+
+
+def test_readme_is_an_introduction_whose_links_resolve():
+    readme = README.read_text()
+    assert len(readme.splitlines()) <= 160, "README is an introduction: move details to docs/"
+    links = re.findall(r"\]\(((?!https?:)[^)#]+)(?:#[^)]*)?\)", readme)
+    assert links
+    for link in links:
+        assert (REPO / link).exists(), f"README links to {link}, which does not exist"
 
 
 def ci_commands() -> tuple[str, str]:
@@ -75,11 +219,11 @@ def readme_first_commands() -> list[str]:
 def test_readme_starts_with_exactly_the_two_commands_ci_runs():
     install, test = ci_commands()
     assert readme_first_commands() == [
-        f"python3 -m venv .venv && . .venv/bin/activate && {install} && fixinplace check fixtures/; "
-        "fixinplace fix fixtures/check",
+        f"python3 -m venv .venv && . .venv/bin/activate && {install} && fixinplace check fixtures/ --statistics; "
+        "fixinplace fix fixtures/check --summary",
         f"python3 -m venv .venv && . .venv/bin/activate && {install} && {test}",
     ]
-    assert install.startswith("pip install torch==2.13.0 && ")  # torch first: a bare torch pulls GBs of CUDA
+    assert install.startswith("pip install -q torch==2.13.0 && ")  # torch first: a bare torch pulls GBs of CUDA
 
 
 def test_ci_script_is_strict_and_executable():
@@ -88,18 +232,3 @@ def test_ci_script_is_strict_and_executable():
     assert "set -euo pipefail" in script
     assert 'python3 -m venv "$work/venv"' in script and 'eval "$INSTALL"' in script and 'eval "$TEST"' in script
     assert os.access(CI_RUN, os.X_OK)
-
-
-def test_readme_documents_the_contract():
-    readme = README.read_text()
-    for fragment in [
-        '"diagnostics"',
-        '"errors"',
-        "end_column",
-        "# fixinplace: ignore[FIP101, FIP102]",
-        "[tool.fixinplace]",
-        "--format sarif",
-        "--format github",
-        "| 2 |",
-    ]:
-        assert fragment in readme

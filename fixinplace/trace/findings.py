@@ -54,7 +54,7 @@ class Finding:
         return (self.kind, _where(self.mutation), _where(self.saved_by))
 
     def to_json(self) -> dict:
-        """The public JSON form (see the README's `fixinplace trace` section)."""
+        """The public JSON form (see docs/trace.md)."""
         out = {
             "kind": self.kind,
             "mutation": self.mutation.to_json() if self.mutation else None,
