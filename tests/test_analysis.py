@@ -1413,3 +1413,27 @@ def test_analysis_import_graph_is_one_way():
         tree = ast.parse((folder / name).read_text(encoding="utf-8"))
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         assert "fixinplace.analysis.interpreter" not in imported, f"{name} imports the interpreter"
+
+
+@pytest.mark.parametrize("made, at", [
+    ("w = torch.zeros(3, requires_grad=True)", 9),
+    ("w = torch.nn.Parameter(torch.ones(3))", 9),
+    ("w = torch.ones(3)\n    w.requires_grad_(True)", 5),
+])
+def test_a_leaf_write_points_at_where_the_leaf_is_made(made: str, at: int) -> None:
+    from fixinplace.engine import analyse_source
+
+    source = f"import torch\n\n\ndef main():\n    {made}\n    w.add_(1)\n    return w\n"
+    [leaf] = [d for d in analyse_source(source, "m.py") if d.code == "FIP102"]
+    made_line = 6 if "requires_grad_" in made else 5
+    assert [(r.line, r.column, r.message) for r in leaf.related] == [(made_line, at, "the leaf tensor is created here")]
+
+
+def test_a_leaf_made_in_another_file_has_no_related_location_in_this_one(tmp_path: Path) -> None:
+    from fixinplace.engine import analyse_source
+
+    (tmp_path / "weights.py").write_text("import torch\n\n\ndef make():\n    return torch.zeros(3, requires_grad=True)\n")
+    source = "import torch\nfrom weights import make\n\n\ndef main():\n    w = make()\n    w.add_(1)\n    return w\n"
+    (tmp_path / "m.py").write_text(source)
+    leaves = [d for d in analyse_source(source, str(tmp_path / "m.py")) if d.code == "FIP102"]
+    assert leaves and all(not d.related for d in leaves)

@@ -348,9 +348,15 @@ class CallHandler:
                      detail: str = "", graph: frozenset = frozenset(), is_tensor: Tri = True) -> TensorValue:
         """A tensor with a version counter of its own."""
         group = Group(label=label, line=getattr(node, "lineno", 0), origin=origin, origin_detail=detail,
-                      has_grad=False)
+                      has_grad=False, created=self._created_at(node) if leaf and rg and detail else None)
         return TensorValue(group=group, rg=rg, leaf_rg=(rg if leaf else False), graph=graph, label=label,
                            is_tensor=is_tensor)
+
+    def _created_at(self, node: ast.AST) -> "tuple[int, int] | None":
+        """Where a leaf is made, for the leaf rule's related location (None in another project file)."""
+        if self.report.file_of(node):
+            return None
+        return self.report.span(node)[:2]
 
     def fact(self, value: Value):
         """What the table needs to know about one argument."""
@@ -467,7 +473,7 @@ class CallHandler:
             if value.leaf_rg is True:
                 why = value.group.origin_detail or "a leaf that requires grad"
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True,
-                                 stmts=tuple(self.interp.statements), view=value.view)
+                                 stmts=tuple(self.interp.statements), view=value.view, created=value.group.created)
             elif (value.leaf_rg is None and value.group.origin == "arg" and certain and site.form != "out"
                   and not frame.mutates_on_request):
                 # Writing a caller's `out=` buffer, or an argument of an API with an `inplace` parameter, is what
@@ -1320,8 +1326,7 @@ class CallHandler:
                 return value.dtype
         return t.dtype
 
-    @staticmethod
-    def set_requires_grad(t: TensorValue, flag: Tri, node: ast.AST, how: str) -> None:
+    def set_requires_grad(self, t: TensorValue, flag: Tri, node: ast.AST, how: str) -> None:
         """`t.requires_grad_(flag)` / `t.requires_grad = flag`.
 
         Turning it off succeeds only on a leaf (torch raises for a non-leaf), so afterwards `t` is a leaf that does
@@ -1333,8 +1338,9 @@ class CallHandler:
             t.leaf_rg = False
         elif not t.graph:
             t.leaf_rg = flag if flag else None
-            if flag:
-                t.group.origin_detail = t.group.origin_detail or f"{how} at line {node.lineno}"
+            if flag and not t.group.origin_detail:
+                t.group.origin_detail = f"{how} at line {node.lineno}"
+                t.group.created = self._created_at(node)
 
     def inplace_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`t.add_(...)` and friends: a write, then the saves of the out-of-place op on the new value."""

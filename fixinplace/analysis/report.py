@@ -197,8 +197,10 @@ class Reporter:
         self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}),
                  stmts=write.stmts)
 
-    def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = (), view: bool = False) -> None:
-        """A write to a leaf that requires grad (`view`: through a view of one) in grad mode."""
+    def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = (), view: bool = False,
+             created: tuple[int, int] | None = None) -> None:
+        """A write to a leaf that requires grad (`view`: through a view of one) in grad mode; `created`: where
+        the leaf is made (line, column), when that is in the checked file."""
         if certain:
             what, quoted = ("a view of a leaf tensor", "a view of a leaf Variable") if view else \
                 ("a leaf tensor", "a leaf Variable")
@@ -212,7 +214,9 @@ class Reporter:
                 f"in-place write to `{label}` ({why}): if it is a leaf tensor that requires grad and grad mode is "
                 f"on, PyTorch raises \"a leaf Variable that requires grad is being used in an in-place operation\""
             )
-        self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message, stmts=stmts)
+        related = (Related(created[0], created[1], "the leaf tensor is created here"),) if created else ()
+        self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message, related,
+                 stmts=stmts)
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
         """Info diagnostics for write sites that got no hazard."""

@@ -65,6 +65,7 @@ class Group:
     line: int
     origin: str = "fresh"  # fresh | param | buffer | arg | unknown | grad | data | numpy
     origin_detail: str = ""  # e.g. "created with requires_grad=True at line 3", "parameter `weight` of `fc`"
+    created: "tuple[int, int] | None" = None  # (line, column) where a leaf that requires grad is made, in this file
     silent_of: "Group | None" = None  # `.data` and `.numpy()` groups: writes here change `silent_of`'s values silently
     writes: list["Write"] = field(default_factory=list)
     named: bool = False  # label is a user-visible name (not just an expression)

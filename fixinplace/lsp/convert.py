@@ -6,7 +6,6 @@ default, count UTF-16 code units. The conversion is done per line, on the text t
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from lsprotocol import types
@@ -139,14 +138,9 @@ def to_lsp(d: Diagnostic, lines: Sequence[str] | Layout, uri: str = "") -> types
     )
 
 
-# A leaf's creation, as the leaf rule's message gives it: "(created with requires_grad=True at line 20)",
-# "(an nn.Parameter created at line 11)". The diagnostic records no span for it.
-_LEAF_CREATED = re.compile(r"\((?:created|an? [^()]*? created)[^()]*? at line (\d+)\)")
-
-
 def related_places(d: Diagnostic) -> list[Related]:
     """The places a diagnostic points at besides the write: the op that saved the tensor (each one, when the write
-    invalidated several), the backward that needs it, and for a leaf write the leaf's creation."""
+    invalidated several), the backward that needs it, and for a leaf write the leaf's creation (`Diagnostic.related`)."""
     out = list(d.related)
     seen = {(r.line, r.column) for r in out}
 
@@ -165,10 +159,6 @@ def related_places(d: Diagnostic) -> list[Related]:
             add(save.backward.line, save.backward.column, f"the backward that needs `{save.label}` runs here")
         elif save.backward_line:
             add(save.backward_line, 1, f"the backward that needs `{save.label}` runs here")
-    if d.code == "FIP102" and not out:
-        found = _LEAF_CREATED.search(d.message)
-        if found:
-            add(int(found.group(1)), 1, "the leaf tensor is created here")
     return out
 
 
