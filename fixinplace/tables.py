@@ -732,6 +732,11 @@ def _sample_call(sample: Any) -> tuple[tuple, dict]:
     return (sample.input, *sample.args), dict(sample.kwargs)
 
 
+def _has_empty_tensor(call: tuple[tuple, dict]) -> bool:
+    args, kwargs = call
+    return any(t.numel() == 0 for t in _tensors_in(list(args) + list(kwargs.values())))
+
+
 def _select_samples(opinfo: Any, dtype: torch.dtype, counters: _Counters) -> list[Any]:
     _seed()
     try:
@@ -740,6 +745,12 @@ def _select_samples(opinfo: Any, dtype: torch.dtype, counters: _Counters) -> lis
     except Exception:
         counters.bump("opinfos_sample_generation_failed")
         return []
+    # A sample holding a zero-element tensor runs torch's empty-tensor shortcuts (``F.batch_norm`` on an empty input
+    # saves nothing), which say nothing about a real call: measured only when the OpInfo has nothing else.
+    sized = [s for s in scanned if not _has_empty_tensor(_sample_call(s))]
+    if len(sized) < len(scanned):
+        counters.bump("samples_empty_tensor_skipped" if sized else "samples_empty_tensor_kept", len(scanned) - len(sized))
+    scanned = sized or scanned
     sig_of = []
     for s in scanned:
         args, kwargs = _sample_call(s)
@@ -1003,6 +1014,55 @@ def _flip_tries(g: _Group, measured_as: str, kw: dict[str, int | None], defaults
     return out
 
 
+def _none_tries(g: _Group, measured_as: str, kw: dict[str, int | None], defaults: dict[str, Any],
+                counters: _Counters) -> list[dict]:
+    """Variants with optional tensor parameters left None (``F.batch_norm(x, rm, rv, None, None)``): for each
+    parameter whose default is None and that a sample passes a tensor for, that sample measured again with None
+    there, then with all such parameters None at once. What a call keeps (and under which name) changes when an
+    optional tensor is absent, and the samples with None there may not be representative (op_db's only
+    weight-less batch_norm samples are empty tensors)."""
+    calls = [(fn, args, kwargs) for reach, fn, args, kwargs in g.calls if reach == measured_as]
+
+    def slot(name: str, args: tuple, kwargs: dict) -> tuple[str, Any] | None:
+        if name in kwargs:
+            return ("kw", name)
+        idx = kw.get(name)
+        if idx is not None and idx < len(args):
+            return ("pos", idx)
+        return None
+
+    def holds_tensor(name: str, args: tuple, kwargs: dict) -> bool:
+        where = slot(name, args, kwargs)
+        if where is None:
+            return False
+        value = kwargs[name] if where[0] == "kw" else args[where[1]]
+        return isinstance(value, torch.Tensor) and value.numel() > 0
+
+    optional = [name for name, default in sorted(defaults.items())
+                if default is None and any(holds_tensor(name, a, k) for _, a, k in calls)]
+    subsets = [[name] for name in optional]
+    if len(optional) > 1:
+        subsets.append(optional)
+    out: list[dict] = []
+    for subset in subsets:
+        bases = [(fn, a, k) for fn, a, k in calls if all(holds_tensor(name, a, k) for name in subset)]
+        for fn, args, kwargs in bases[:3]:
+            args, kwargs = list(args), dict(kwargs)
+            for name in subset:
+                where = slot(name, tuple(args), kwargs)
+                if where[0] == "kw":
+                    kwargs[name] = None
+                else:
+                    args[where[1]] = None
+            counters.bump("none_tries_run")
+            v = _measure_call(fn, tuple(args), kwargs, counters)
+            if v is not None and v["outputs"]:
+                out.append(v)
+                break
+            counters.bump("none_tries_failed")
+    return out
+
+
 def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool) -> tuple[dict, dict, dict, list[str]]:
     calls, skipped = _collect_op_calls(op_db, names, counters, verbose)
     calls += _try_calls(names, {r for reach, _, _ in calls for r in reach})
@@ -1038,7 +1098,8 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
         m_kind, m_name = measured_as.split(":", 1)
         m_kw, m_defaults, m_required, m_from = _keywords(names.obj(measured_as), m_kind == "m")
         if m_from == "inspect":
-            for v in _flip_tries(g, measured_as, m_kw, m_defaults, counters):
+            for v in _flip_tries(g, measured_as, m_kw, m_defaults, counters) + _none_tries(
+                    g, measured_as, m_kw, m_defaults, counters):
                 blob = json.dumps(v, sort_keys=True)
                 if blob not in seen:
                     seen.add(blob)
