@@ -30,6 +30,12 @@ Measurement conventions
 * "Flip tries": for a Python-level callable (``inspect.signature`` works) whose samples only ever used
   one value of a bool parameter with a bool default (``dropout1d``'s ``training``, ``max_pool2d``'s
   ``return_indices``; not ``inplace``), the first sample is measured again with the other value.
+* "None tries": for such a callable, each parameter with a None default that a sample passes a (non-empty)
+  tensor for is set to None in that sample and measured again, then all of them at once; one try per set of
+  bool/None literals the samples use (``training=True`` and ``training=False``). ``F.batch_norm(x, rm, rv,
+  None, None)`` keeps ``x``, ``rm`` and ``rv``, but op_db's only weight-less samples are empty tensors.
+* Samples holding a zero-element tensor are left out when the OpInfo has others: they run torch's empty-tensor
+  shortcuts (``F.batch_norm`` of an empty input keeps nothing), which say nothing about real calls.
 * Keyword maps: per callable, keyword name -> position, from ``inspect.signature`` where it works
   (``torch.nn.functional``; boolean-dispatched ones such as ``max_pool2d`` through their
   ``if_false`` function), else from the ATen schemas of the builtin
@@ -1043,24 +1049,39 @@ def _none_tries(g: _Group, measured_as: str, kw: dict[str, int | None], defaults
     subsets = [[name] for name in optional]
     if len(optional) > 1:
         subsets.append(optional)
+
+    def literals(args: tuple, kwargs: dict) -> tuple:
+        """The bool/None arguments of a call (``training=True``/``False`` keep different things)."""
+        return (tuple(repr(a) if _literal(a) else "" for a in args),
+                tuple(sorted((k, repr(v)) for k, v in kwargs.items() if _literal(v))))
+
     out: list[dict] = []
     for subset in subsets:
-        bases = [(fn, a, k) for fn, a, k in calls if all(holds_tensor(name, a, k) for name in subset)]
-        for fn, args, kwargs in bases[:3]:
-            args, kwargs = list(args), dict(kwargs)
-            for name in subset:
-                where = slot(name, tuple(args), kwargs)
-                if where[0] == "kw":
-                    kwargs[name] = None
-                else:
-                    args[where[1]] = None
-            counters.bump("none_tries_run")
-            v = _measure_call(fn, tuple(args), kwargs, counters)
-            if v is not None and v["outputs"]:
-                out.append(v)
-                break
-            counters.bump("none_tries_failed")
+        bases: dict[tuple, list] = {}  # one try per set of bool/None literals the samples use
+        for fn, a, k in calls:
+            if all(holds_tensor(name, a, k) for name in subset):
+                bases.setdefault(literals(a, k), []).append((fn, a, k))
+        for group in bases.values():
+            out += _first_measured(group[:3], subset, slot, counters)
     return out
+
+
+def _first_measured(bases: list, subset: list[str], slot: Callable, counters: _Counters) -> list[dict]:
+    """The first of `bases` (fn, args, kwargs) that runs with the parameters in `subset` set to None, measured."""
+    for fn, args, kwargs in bases:
+        args, kwargs = list(args), dict(kwargs)
+        for name in subset:
+            where = slot(name, tuple(args), kwargs)
+            if where[0] == "kw":
+                kwargs[name] = None
+            else:
+                args[where[1]] = None
+        counters.bump("none_tries_run")
+        v = _measure_call(fn, tuple(args), kwargs, counters)
+        if v is not None and v["outputs"]:
+            return [v]
+        counters.bump("none_tries_failed")
+    return []
 
 
 def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool) -> tuple[dict, dict, dict, list[str]]:

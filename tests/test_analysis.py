@@ -119,6 +119,43 @@ case("batchnorm_running_stats_written_by_user", "raises", {(6, "FIP101", "error"
     out.sum().backward()
 """)
 
+# F.batch_norm keeps its running stats for backward whether or not it gets a weight and a bias (measured with them
+# left None, not only with op_db's weight-less samples, which are empty tensors and keep nothing). Its own update
+# of the stats in a second call does not move their version counter; a write after backward is fine.
+case("functional_batch_norm_without_affine_keeps_running_stats", "raises", {(7, "FIP101", "error")}, """
+    import torch
+    import torch.nn.functional as F
+    x = torch.randn(8, 3, requires_grad=True)
+    rm, rv = torch.zeros(3), torch.ones(3)
+    y = F.batch_norm(x, rm, rv, None, None, training=True)
+    y = y + F.batch_norm(x, rm, rv, training=True)
+    rv.add_(1)
+    y.sum().backward()
+    rm.zero_()
+""")
+
+case("functional_batch_norm_eval_without_weight_keeps_running_mean", "raises", {(6, "FIP101", "error")}, """
+    import torch
+    import torch.nn.functional as F
+    x = torch.randn(8, 3, requires_grad=True)
+    rm, rv, b = torch.zeros(3), torch.ones(3), torch.zeros(3, requires_grad=True)
+    y = F.batch_norm(x, rm, rv, weight=None, bias=b, training=False)
+    rm.mul_(0.9)
+    y.sum().backward()
+""")
+
+case("norms_without_weight_keep_bias_or_weight", "raises", {(7, "FIP101", "error"), (8, "FIP101", "error")}, """
+    import torch
+    import torch.nn.functional as F
+    x = torch.randn(4, 6, 5, requires_grad=True)
+    w, b = torch.ones(6), torch.zeros(5)
+    y = F.group_norm(x, 3, w, None)
+    z = F.layer_norm(x, (5,), None, b)
+    w.add_(1)
+    b.add_(1)
+    (y.sum() + z.sum()).backward()
+""")
+
 case("resnet_residual_add_after_bn", "ok", set(), """
     import torch
     from torch import nn

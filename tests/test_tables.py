@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixinplace.optable import DATA_PATH, ArgFact, InplaceMethod, OpTable, Saved
+from fixinplace.optable import DATA_PATH, NONE as NONE_LITERAL, ArgFact, InplaceMethod, OpTable, Saved
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,6 +18,7 @@ T = ArgFact(True, True)  # a tensor that requires grad
 N = ArgFact(True, False)  # a tensor that does not
 S = ArgFact(False, False)  # a Python scalar
 U = ArgFact(None, None)  # unknown
+NONE_ARG = ArgFact(False, False, NONE_LITERAL)  # the literal None
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +192,44 @@ def test_norms_save_bias_and_running_stats(table):
     assert "input:3" in certain(ln)  # the bias
     bn = table.function("torch.nn.functional.batch_norm").saves([T, N, N, T, T], {"training": S})
     assert {"input:0", "input:1", "input:2"} <= certain(bn)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("form", ["positional", "keyword", "left out"])
+def test_batch_norm_without_weight_and_bias_keeps_input_and_running_stats(table, training, form):
+    """op_db's only weight-less batch_norm samples are empty tensors, which keep nothing: the table measures the
+    weight and bias left None on real samples too (and leaves empty-tensor samples out)."""
+    args = {"positional": [T, N, N, NONE_ARG, NONE_ARG], "keyword": [T, N, N], "left out": [T, N, N]}[form]
+    kwargs = {"training": ArgFact(False, False, training)}
+    if form == "keyword":
+        kwargs |= {"weight": NONE_ARG, "bias": NONE_ARG}
+    saved = table.function("torch.nn.functional.batch_norm").saves(args, kwargs)
+    assert {"input:0", "input:1", "input:2"} <= certain(saved)
+
+
+def test_norms_without_weight_keep_what_they_keep_with_it(table):
+    ln = table.function("torch.nn.functional.layer_norm").saves([T, S, NONE_ARG, N], {})
+    assert "input:3" in certain(ln)  # the bias
+    gn = table.function("torch.nn.functional.group_norm").saves([T, S, N, NONE_ARG], {})
+    assert "input:2" in certain(gn)  # the weight
+    bn = table.function("torch.nn.functional.batch_norm").saves([T, N, N, N, NONE_ARG], {"training": S})
+    assert {"input:0", "input:1", "input:2", "input:3"} <= certain(bn)
+
+
+def test_ground_truth_batch_norm_without_weight_keeps_running_stats(table):
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    x = torch.randn(8, 3, dtype=torch.float64)
+    for training in (True, False):
+        for written in (1, 2):  # running_mean, running_var
+            stats = [torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)]
+            y = F.batch_norm(_leaf(x, True), *stats, None, None, training=training)
+            stats[written - 1].add_(1)
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                y.sum().backward()
+            saved = table.function("torch.nn.functional.batch_norm").saves(
+                [T, N, N, NONE_ARG, NONE_ARG], {"training": ArgFact(False, False, training)})
+            assert f"input:{written}" in certain(saved)
 
 
 def test_unmatched_call_falls_back_to_uncertain_union(table):
