@@ -31,60 +31,71 @@ class NoqaReport:
     errors: list[FileError] = field(default_factory=list)
 
 
-def _unsafe_line_ends(text: str) -> set[int]:
-    """Lines (1-based) whose end is inside a string token: a comment there would become part of the string."""
-    inside: set[int] = set()
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.start[0] != tok.end[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
-                inside.update(range(tok.start[0], tok.end[0]))
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return inside
+class IgnoreComments:
+    """Where a suppression comment can go in one text (read once, with one tokenize pass), and the line each
+    diagnostic's comment makes."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = split_lines(text)
+        self.comment_at: dict[int, int] = {}  # line -> column of its comment
+        self.inside: set[int] = set()  # lines whose end is inside a string (or another multi-line token)
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+                if tok.type == tokenize.COMMENT:
+                    self.comment_at[tok.start[0]] = tok.start[1]
+                elif tok.start[0] != tok.end[0] and tok.type not in (tokenize.NEWLINE, tokenize.NL):
+                    self.inside.update(range(tok.start[0], tok.end[0]))
+        except (tokenize.TokenError, SyntaxError):
+            pass
 
-def _place(d: Diagnostic, lines: list[str], unsafe: set[int]) -> Optional[int]:
-    """The line (1-based) that gets the diagnostic's comment, or None when no line of its span can hold one."""
-    for line in range(d.line, max(d.line, d.end_line) + 1):
-        if line > len(lines) or line in unsafe:
-            continue
-        if lines[line - 1].rstrip("\r\n").rstrip().endswith("\\"):
-            continue
-        return line
-    return None
+    def place(self, d: Diagnostic) -> Optional[int]:
+        """The 1-based line that takes `d`'s comment; None when no line of its span can (inside a string, blank,
+        or after a `\\` continuation)."""
+        for line in range(d.line, max(d.line, d.end_line) + 1):
+            if line > len(self.lines) or line in self.inside:
+                continue
+            body = self.lines[line - 1].rstrip("\r\n")
+            if not body.strip() or body.rstrip().endswith("\\"):
+                continue
+            return line
+        return None
 
+    def line_for(self, d: Diagnostic) -> Optional[tuple[int, str]]:
+        """The line that takes `d`'s comment and that line's new text; None when no line of `d` can."""
+        line = self.place(d)
+        return None if line is None else (line, self.with_codes(line, {d.code}))
 
-def _with_codes(line: str, codes: set[str]) -> str:
-    """One source line with `codes` added to its `# fixinplace: ignore[...]` comment, or a new comment."""
-    body = line.rstrip("\r\n")
-    ending = line[len(body):]
-    match = None
-    for m in _DIRECTIVE.finditer(body):
-        match = m
-    if match is not None:
-        present = {c.strip().upper() for c in re.split(r"[,\s]+", match.group(1)) if c.strip()}
-        merged = ", ".join(sorted(present | codes))
-        body = f"{body[:match.start(1)]}{merged}{body[match.end(1):]}"
-    else:
-        body = f"{body.rstrip()}  # fixinplace: ignore[{', '.join(sorted(codes))}]"
-    return body + ending
+    def with_codes(self, line: int, codes: set[str]) -> str:
+        """Line `line` (1-based) with `codes` added to its `# fixinplace: ignore[...]` comment, or a new comment."""
+        old = self.lines[line - 1]
+        body = old.rstrip("\r\n")
+        ending = old[len(body):]
+        match = None
+        if line in self.comment_at:
+            for match in _DIRECTIVE.finditer(body, self.comment_at[line]):
+                pass  # the last one
+        if match is not None:
+            present = {c.strip().upper() for c in re.split(r"[,\s]+", match.group(1)) if c.strip()}
+            return f"{body[:match.start(1)]}{', '.join(sorted(present | codes))}{body[match.end(1):]}{ending}"
+        return f"{body.rstrip()}  # fixinplace: ignore[{', '.join(sorted(codes))}]{ending}"
 
 
 def add_comments(text: str, diagnostics: Iterable[Diagnostic]) -> tuple[str, int, list[Diagnostic]]:
     """`text` with a suppression comment for each diagnostic; also how many codes were added and the diagnostics
     that no line could take a comment for."""
-    lines = split_lines(text)
-    unsafe = _unsafe_line_ends(text)
+    comments = IgnoreComments(text)
     wanted: dict[int, set[str]] = {}
     unplaced: list[Diagnostic] = []
     for d in diagnostics:
-        line = _place(d, lines, unsafe)
+        line = comments.place(d)
         if line is None:
             unplaced.append(d)
         else:
             wanted.setdefault(line, set()).add(d.code)
+    lines = list(comments.lines)
     for line, codes in wanted.items():
-        lines[line - 1] = _with_codes(lines[line - 1], codes)
+        lines[line - 1] = comments.with_codes(line, codes)
     return "".join(lines), sum(len(c) for c in wanted.values()), unplaced
 
 
@@ -106,7 +117,7 @@ def add_noqa(diagnostics: Iterable[Diagnostic], max_size: Optional[int] = None) 
             new_text, added, unplaced = add_comments(source.text, found)
             for d in unplaced:
                 report.errors.append(FileError(path, f"line {d.line}: no line of the {d.code} diagnostic can take a "
-                                                     "comment (inside a string or after a `\\`)"))
+                                                     "comment (inside a string, blank, or after a `\\`)"))
             if added:
                 write_patch(make_patch(source, new_text))
                 report.added += added
@@ -135,7 +146,7 @@ def _add_to_notebook(path: str, diagnostics: list[Diagnostic], max_size: Optiona
             added += count
             for d in unplaced:
                 report.errors.append(FileError(path, f"cell {number}, line {d.line}: no line of the {d.code} "
-                                                     "diagnostic can take a comment (inside a string or after a `\\`)"))
+                                                     "diagnostic can take a comment (inside a string, blank, or after a `\\`)"))
         if added:
             write_patch(notebook_patch(source, notebook, sources))
             report.added += added

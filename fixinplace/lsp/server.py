@@ -38,7 +38,8 @@ from fixinplace.lsp.convert import Layout, fix_title, hover_text, text_lines, to
 from fixinplace.lsp.document import use_source_lines
 from fixinplace.lsp.framing import serve_messages
 from fixinplace.lsp.notebooks import NOTEBOOK_SYNC, notebook_source
-from fixinplace.lsp.suppress import IgnoreComments, ignore_title, verified
+from fixinplace.lsp.suppress import ignore_title, verified
+from fixinplace.noqa import IgnoreComments
 from fixinplace.settings import ConfigError, Settings, load_settings
 
 log = logging.getLogger(__name__)
