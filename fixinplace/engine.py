@@ -293,8 +293,8 @@ def check_source(source_text: str, path: str = "<string>", settings: Settings | 
     return select_diagnostics(analyse_source(source_text, path), settings or Settings())
 
 
-#: `refine(text, path, diagnostics, settings) -> diagnostics`: what a front end adds to each file's diagnostics
-#: (the fix stage's checked fixes, for formats that show them). A module-level function, so that worker processes
+#: `refine(text, path, diagnostics, settings[, admissible=]) -> diagnostics`: what a front end adds to each file's
+#: diagnostics (the fix stage's checked fixes, for formats that show them). A module-level function, so that worker processes
 #: can run it; the cache keeps refined and plain results apart.
 Refine = Callable[[str, str, list, Settings], list]
 

@@ -9,12 +9,13 @@ cached results.
 from __future__ import annotations
 
 
-def offer_fixes(text: str, path: str, diagnostics: list, settings) -> list:
-    """`diagnostics` with each error's and warning's fix set (see `fixinplace.fix.offer`)."""
+def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=None) -> list:
+    """`diagnostics` with each error's and warning's fix set (see `fixinplace.fix.offer`; `admissible`: which
+    rewritten texts may be made, for a notebook's joined cells)."""
     from fixinplace.diagnostics import Severity
 
     if not any(d.severity in (Severity.ERROR, Severity.WARNING) for d in diagnostics):
         return diagnostics
     from fixinplace.fix import offer
 
-    return offer(text, path, diagnostics, settings)
+    return offer(text, path, diagnostics, settings, admissible=admissible)

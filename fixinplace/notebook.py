@@ -202,6 +202,15 @@ class JoinedCells:
         cell, in_cell = self.cell_position(line)
         return bool(self.starts) and in_cell in self.masked[cell]
 
+    def admits(self, new_text: str) -> bool:
+        """Whether a rewrite of the joined text splits back into cells that each parse (`fix_text`'s
+        `admissible`: a rewrite that moves code into another cell or touches a masked line is not made)."""
+        try:
+            sources = self.split(new_text)
+        except CellSplitError:
+            return False
+        return not syntax_error(join_cells(sources), list(range(1, len(sources) + 1)))
+
     def split(self, new_text: str) -> list[str]:
         """Each cell's source after a rewrite of the joined text into `new_text` (masked lines restored verbatim).
 
@@ -542,5 +551,5 @@ def check_notebook(text: str, path: str, settings, refine=None) -> list:
     except SourceError as e:
         raise SourceError(syntax_error(joined, numbers) or str(e)) from None
     if refine is not None and diagnostics:
-        diagnostics = refine(joined.text, path, diagnostics, settings)
+        diagnostics = refine(joined.text, path, diagnostics, settings, admissible=joined.admits)
     return to_cells(diagnostics, joined, numbers)

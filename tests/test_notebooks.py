@@ -101,6 +101,25 @@ def test_split_refuses_a_rewrite_of_a_magic_or_across_cells():
         joined.split(joined.text.replace("import torch\na = 1", "b = 2"))
 
 
+def test_a_rewrite_is_admitted_only_when_it_splits_into_cells_that_parse():
+    joined = join_cells(["%time x = 1\nimport torch", "def f(x):\n    return x"])
+    assert joined.admits(joined.text.replace("    return x", "    x = x + 1\n    return x"))
+    assert not joined.admits(joined.text.replace("pass", "x = 1"))  # a magic
+    assert not joined.admits(joined.text.replace("import torch\ndef f(x):", "import torch as t\ndef g(x):"))
+    assert not joined.admits(joined.text.replace("    return x", "return x"))  # cell 2 no longer parses
+
+
+def test_fix_makes_only_the_rewrites_the_notebook_admits():
+    from fixinplace.fix import fix_text
+    from fixinplace.settings import Settings
+
+    source = "import torch\n\n\ndef f(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n"
+    refused = fix_text(source, "nb.py", Settings(), admissible=lambda text: False)
+    assert refused.source == source and not refused.applied and [d.code for d in refused.remaining] == ["FIP101"]
+    taken = fix_text(source, "nb.py", Settings(), admissible=lambda text: "y.add(1)" not in text)
+    assert "    y = y.clone()\n    y.add_(1)\n" in taken.source and not taken.remaining  # the next candidate
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Reading and writing the JSON
 

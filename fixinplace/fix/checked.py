@@ -213,6 +213,9 @@ class Checker:
     analyses: int = 0
     unparsable: str = ""  # why LibCST could not parse the text, when it could not
     stop: Optional[Callable[[], bool]] = None  # asked before each rewrite: true ends the work (`FixStopped`)
+    # A rewritten text it refuses is rejected like one that fails the check (a notebook's text must split back
+    # into its cells: a rewrite that moves a statement into another cell, or touches a masked magic, cannot).
+    admissible: Optional[Callable[[str], bool]] = None
 
     def check_stop(self) -> None:
         """Raise `FixStopped` when `stop` says the work is no longer wanted."""
@@ -227,6 +230,10 @@ class Checker:
     def wanted(self, version: Version) -> list[Diagnostic]:
         """The hazards of a version that the settings select (what `fix` fixes and reports as remaining)."""
         return select_diagnostics(version.hazards, self.settings)
+
+    def takes(self, new_source: str) -> bool:
+        """Whether `admissible` (if any) accepts a rewritten text."""
+        return self.admissible is None or self.admissible(new_source)
 
     def allowed(self, candidate: Candidate) -> bool:
         return (self.unsafe or candidate.applicability == "safe") and (
@@ -251,7 +258,7 @@ class Checker:
             if new_source is None:
                 continue
             new_source = keep_untouched_lines(version.source, tree.code, new_source)
-            if new_source == version.source:
+            if new_source == version.source or not self.takes(new_source):
                 continue
             try:
                 new = self.version(new_source)
@@ -306,7 +313,7 @@ class Checker:
         while picks:
             text = units.splice([rewrite for _, _, _, rewrite in picks])
             try:
-                new = self.version(text)
+                new = self.version(text) if self.takes(text) else None
             except SourceError:
                 new = None
             continued = None if new is None else accepts(
@@ -346,19 +353,21 @@ class FixResult:
 def fix_text(source: str, path: str, settings: Settings, *, style: Optional[str] = None,
              strategies: Optional[Sequence[str]] = None,
              only: Optional[Callable[[Diagnostic], bool]] = None,
-             stop: Optional[Callable[[], bool]] = None) -> FixResult:
+             stop: Optional[Callable[[], bool]] = None,
+             admissible: Optional[Callable[[str], bool]] = None) -> FixResult:
     """Apply every checked fix to `source` (safe ones; unsafe ones too with `settings.unsafe_fixes`), one after
     another, to a fixpoint; with `only`, just the fixes of the hazards of `source` it accepts (`fix --verify`
-    keeping the fixes that verified). Raises `SourceError` when `source` does not parse, and `FixStopped` when
-    `stop()` is true before a rewrite is tried (the language server's fix-all of a text the editor has left)."""
-    return deep_call(_fix_text, source, path, settings, style, strategies, only, stop)
+    keeping the fixes that verified); with `admissible`, only rewrites whose text it accepts. Raises `SourceError`
+    when `source` does not parse, and `FixStopped` when `stop()` is true before a rewrite is tried (the language
+    server's fix-all of a text the editor has left)."""
+    return deep_call(_fix_text, source, path, settings, style, strategies, only, stop, admissible)
 
 
 def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
               strategies: Optional[Sequence[str]], only: Optional[Callable[[Diagnostic], bool]],
-              stop: Optional[Callable[[], bool]]) -> FixResult:
+              stop: Optional[Callable[[], bool]], admissible: Optional[Callable[[str], bool]]) -> FixResult:
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style,
-                      tuple(strategies) if strategies is not None else None, stop=stop)
+                      tuple(strategies) if strategies is not None else None, stop=stop, admissible=admissible)
     current = checker.version(source)
     # The hazard of `source` each hazard of the current text continues (by `id`, followed through every accepted
     # rewrite): fixes are reported, and `only` asked, where the hazard was in `source`, even when an earlier fix
@@ -406,19 +415,19 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
 
 
 def offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
-          style: Optional[str] = None) -> list[Diagnostic]:
+          style: Optional[str] = None, admissible: Optional[Callable[[str], bool]] = None) -> list[Diagnostic]:
     """`diagnostics` (of `source`) with each error's and warning's `fix` set to the fix `fixinplace fix` applies to
     it with these settings: the first candidate that passes on `source` among those `unsafe-fixes` allows; without
     `unsafe-fixes`, when no safe one passes, the first unsafe one that does (shown as unsafe, as Ruff shows fixes
-    that `--unsafe-fixes` would apply); None when no candidate passes."""
-    return deep_call(_offer, source, path, diagnostics, settings, style)
+    that `--unsafe-fixes` would apply); None when no candidate passes. `admissible` as for `fix_text`."""
+    return deep_call(_offer, source, path, diagnostics, settings, style, admissible)
 
 
 def _offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
-           style: Optional[str]) -> list[Diagnostic]:
+           style: Optional[str], admissible: Optional[Callable[[str], bool]] = None) -> list[Diagnostic]:
     if not _blocking(diagnostics):
         return list(diagnostics)
-    checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style)
+    checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style, admissible=admissible)
     version = checker.version(source)
     out = []
     for d in diagnostics:

@@ -77,7 +77,7 @@ def fix_cells(notebook: Notebook, path: str, settings: Settings) -> NotebookFix:
     broken = syntax_error(joined, numbers)
     if broken:
         raise SourceError(broken)
-    result = fix_text(joined.text, path, settings)
+    result = fix_text(joined.text, path, settings, admissible=joined.admits)
     if result.unparsable:
         raise PatchError(f"cannot rewrite this notebook: LibCST cannot parse its cells, though Python can "
                          f"({result.unparsable})")
@@ -91,7 +91,8 @@ def fix_cells(notebook: Notebook, path: str, settings: Settings) -> NotebookFix:
         raise PatchError(f"internal error: a fixed cell does not parse ({broken})")
     remaining = _blocking(result.remaining)
     if remaining and not settings.unsafe_fixes:
-        remaining = offer(result.source, path, remaining, settings)  # what `--unsafe-fixes` would still do
+        # what `--unsafe-fixes` would still do
+        remaining = offer(result.source, path, remaining, settings, admissible=join_cells(sources).admits)
     return NotebookFix(sources, to_cells(result.applied, joined, numbers), to_cells(remaining, fixed, numbers))
 
 

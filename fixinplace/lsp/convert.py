@@ -66,6 +66,10 @@ class Layout:
         self.uri = uri
         self.lines = list(lines) or [""]  # the analysed text's lines (what columns are measured on)
 
+    def admits(self, new_text: str) -> bool:
+        """Whether a rewrite of the analysed text can be sent as edits (a notebook's must stay in its cells)."""
+        return True
+
     def place(self, index: int) -> tuple[str, int]:
         """The document and its 0-based line that hold the analysed text's 0-based line `index`."""
         return self.uri, index

@@ -38,6 +38,10 @@ class CellLayout(Layout):
         """The joined text (what is analysed)."""
         return self.joined.text
 
+    def admits(self, new_text: str) -> bool:
+        """Whether a rewrite of the joined text splits back into cells that parse (`JoinedCells.admits`)."""
+        return self.joined.admits(new_text)
+
     def place(self, index: int) -> tuple[str, int]:
         cell, line = self.joined.cell_position(index + 1)
         if not self.cells:

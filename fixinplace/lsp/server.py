@@ -383,7 +383,8 @@ def quick_fixes(snapshot: Snapshot, rng: types.Range) -> list[types.CodeAction]:
     # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about. `offer`
     # gives a diagnostic with no passing safe fix its first passing unsafe one.
     blocking = [d for d, _ in near if d.severity is not Severity.INFO]
-    offered = {(d.line, d.column, d.code): d for d in offer(text, path, blocking, settings)} if blocking else {}
+    offered = {(d.line, d.column, d.code): d
+               for d in offer(text, path, blocking, settings, admissible=layout.admits)} if blocking else {}
     for d, lsp_d in near:
         fixed = offered.get((d.line, d.column, d.code))
         new_text = apply_offered(text, path, fixed) if fixed is not None and fixed.fix is not None else None
@@ -417,7 +418,8 @@ def fix_all_edits(snapshot: Snapshot, stale: Callable[[], bool] | None = None) -
     from fixinplace.fix import FixStopped, fix_text
 
     try:
-        fixed = fix_text(snapshot.text, snapshot.path, snapshot.settings, stop=stale).source
+        fixed = fix_text(snapshot.text, snapshot.path, snapshot.settings, stop=stale,
+                         admissible=snapshot.layout.admits if snapshot.layout is not None else None).source
     except (SourceError, FixStopped):
         return {}
     except Exception:  # logged here: the run may have no request left to report it to
@@ -440,7 +442,8 @@ def hover_of(snapshot: Snapshot, position: types.Position) -> types.Hover | None
         return None
     from fixinplace.fix import offer
 
-    hits = offer(snapshot.text, snapshot.path, hits, snapshot.settings)  # the fix each one gets
+    hits = offer(snapshot.text, snapshot.path, hits, snapshot.settings,  # the fix each one gets
+                 admissible=snapshot.layout.admits if snapshot.layout is not None else None)
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(hover_text(d, snapshot.layout) for d in hits)),
         range=to_lsp(hits[0], snapshot.layout).range,
