@@ -23,9 +23,9 @@ def _hook() -> dict:
     return by_id["fixinplace"]
 
 
-def test_hook_declares_a_python_hook_for_python_files():
+def test_hook_declares_a_python_hook_for_python_files_and_notebooks():
     hook = _hook()
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]
     assert {"id", "name", "entry", "language"} <= set(hook)
 
 

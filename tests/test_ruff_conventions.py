@@ -493,7 +493,7 @@ def test_fix_hook_applies_safe_fixes_to_the_staged_files(tmp_path):
     import shlex
 
     hook = _hooks()["fixinplace-fix"]
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]
     program, *args = shlex.split(hook["entry"])
     assert program == "fixinplace" and "--apply" in args and "--unsafe-fixes" not in args
     (tmp_path / "safe.py").write_text(HAZARD)
