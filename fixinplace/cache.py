@@ -27,7 +27,7 @@ from fixinplace.analysis import project
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.lines import count_line_endings
-from fixinplace.reading import read_regular_bytes
+from fixinplace.reading import is_notebook, read_regular_bytes
 from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
 
@@ -148,7 +148,7 @@ class Cache:
 def _code_text(path: str, data: bytes) -> str:
     """The Python code of a file's bytes, whose imports the analysis follows: a notebook's joined code cells."""
     text = data.decode("utf-8", "replace")
-    if not path.lower().endswith(".ipynb"):
+    if not is_notebook(path):
         return text
     from fixinplace.notebook import NotebookError, parse_notebook
 
@@ -212,7 +212,7 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
         return FileResult(path, error=FileError(path, error))
     if not isinstance(entries, list):
         raise ValueError("diagnostics are not a list")
-    if path.lower().endswith(".ipynb"):
+    if is_notebook(path):
         data = None  # a notebook's lines are lines of its cells, not of its JSON
     last_line = count_line_endings(data) + 1 if data is not None else None  # a line after the last ending
     last_column = len(data) + 1 if data is not None else None

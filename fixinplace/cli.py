@@ -38,7 +38,8 @@ from typing import List, Optional
 import typer
 
 from fixinplace import __version__
-from fixinplace.diagnostics import one_line, position, printable_path
+from fixinplace.diagnostics import blocking, one_line, position, printable_path
+from fixinplace.reading import is_notebook
 
 try:  # typer >= 0.2x vendors click
     from typer._click.exceptions import ClickException, UsageError
@@ -425,15 +426,12 @@ def _statistics_json(report, unsafe_fixes: bool) -> str:
     """`--statistics --format json`: `[{"code", "name", "count", "fixable"}]`, most frequent first (as Ruff)."""
     import json
 
-    from fixinplace.output.text import fixable
+    from fixinplace.output.text import by_code, fixable
     from fixinplace.rules import RULES_BY_CODE
 
-    counts: dict = {}
-    for d in report.diagnostics:
-        counts.setdefault(d.code, []).append(d)
     rows = [{"code": code, "name": RULES_BY_CODE[code].name if code in RULES_BY_CODE else None, "count": len(ds),
              "fixable": all(fixable(d, unsafe_fixes) for d in ds)}
-            for code, ds in sorted(counts.items(), key=lambda item: (-len(item[1]), item[0]))]
+            for code, ds in by_code(report)]
     return json.dumps(rows, indent=2) + "\n"
 
 
@@ -593,14 +591,17 @@ def _fix_stdin(data: bytes, stdin_filename: Optional[str], settings, output_file
                  + (f"; {len(result.remaining)} {'remains' if len(result.remaining) == 1 else 'remain'}"
                     if result.remaining else "") + "."]
         if show_fixes:
-            lines += [f"  {printable_path(name)}:{position(d.line, d.column, d.cell)}: {d.code} "
-                      f"{d.fix.description if d.fix else ''}"
-                      for d in result.applied]
+            lines += [_fix_line(name, d) for d in result.applied]
         for d in result.remaining:
             lines.append(f"{printable_path(name)}:{position(d.line, d.column, d.cell)}: {d.code} [{d.severity.value}] "
                          f"{d.message}")
         sys.stderr.write("\n".join(lines) + "\n")
     return result.exit_code
+
+
+def _fix_line(path: str, d) -> str:
+    """`  PATH:LINE:COL: CODE description` of a diagnostic's fix, for the summaries of `fix`."""
+    return f"  {printable_path(path)}:{position(d.line, d.column, d.cell)}: {d.code} {d.fix.description if d.fix else 'fixed'}"
 
 
 def _fix_summary(report, show_fixes: bool = False, list_unsafe: bool = True) -> List[str]:
@@ -614,17 +615,14 @@ def _fix_summary(report, show_fixes: bool = False, list_unsafe: bool = True) -> 
     lines = [line + "."]
     if show_fixes:
         for o in report.outcomes:
-            for d in o.applied:
-                lines.append(f"  {printable_path(d.path)}:{position(d.line, d.column, d.cell)}: {d.code} "
-                             f"{d.fix.description if d.fix else 'fixed'}")
+            lines += [_fix_line(d.path, d) for d in o.applied]
     unsafe_only = report.unsafe_only
     if unsafe_only:
         lines.append(
             f"{_plural(len(unsafe_only), 'remaining hazard')} {'has' if len(unsafe_only) == 1 else 'have'} only an "
             f"unsafe fix; review and apply with `--unsafe-fixes`{':' if list_unsafe else ' (--show-fixes lists them).'}"
         )
-        for d in unsafe_only if list_unsafe else ():
-            lines.append(f"  {printable_path(d.path)}:{position(d.line, d.column, d.cell)}: {d.code} {d.fix.description}")
+        lines += [_fix_line(d.path, d) for d in unsafe_only] if list_unsafe else []
     if report.errors:
         lines.append(f"{_plural(len(report.errors), 'path')} could not be fixed (see the errors above).")
     elif report.exit_code == 1:
@@ -645,13 +643,11 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
 
     report.apply = apply
     for o in report.outcomes:
-        if o.patch is not None and o.path.lower().endswith(".ipynb"):
+        if o.patch is not None and is_notebook(o.path):
             # Its patch is of the notebook's JSON, not of the code the child runs; `fixinplace verify` runs that.
-            o.error = FileError(o.path, "fix --verify does not support notebooks yet: run `fixinplace verify` on "
-                                        "the notebook, then `fixinplace fix --apply`")
+            o.undo(FileError(o.path, "fix --verify does not support notebooks yet: run `fixinplace verify` on "
+                                     "the notebook, then `fixinplace fix --apply`"))
             report.errors.append(o.error)
-            o.remaining = [d for d in o.applied if d.severity.value in ("error", "warning")] + o.remaining
-            o.applied, o.patch = [], None
     changed = [o for o in report.outcomes if o.patch is not None and o.patch.changed]
     verification = verify_pairs([pair_of(o.path, o.patch.source.text, o.patch.new_text, o.applied) for o in changed],
                                 timeout=timeout, memory=memory)
@@ -699,7 +695,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
                 continue
             applied = {_hazard(k) for k in result.applied}
             dropped = [d for d in o.applied if _hazard(d) not in applied]
-            o.remaining = [d for d in dropped if d.severity.value in ("error", "warning")] + o.remaining
+            o.remaining = blocking(dropped) + o.remaining
             o.applied = kept = list(result.applied)
         if kept is None:
             rows = verification.results if o.path not in subsets else together.results
@@ -710,7 +706,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
             elif o.path in subsets:
                 print(f"{printable_path(o.path)}: fixes not applied: each verified alone, not together"
                       + (f": {reasons[0]}" if reasons else ""), file=sys.stderr)
-            o.remaining = [d for d in o.applied if d.severity.value in ("error", "warning")] + o.remaining
+            o.remaining = blocking(o.applied) + o.remaining
             o.applied = []
             o.patch = None
             continue
@@ -842,7 +838,7 @@ def verify(
     notebooks = {}  # path -> its joined code cells (`fixinplace.verify.notebooks`)
     for path in found.files:
         try:
-            if path.lower().endswith(".ipynb"):
+            if is_notebook(path):
                 from fixinplace.verify.notebooks import notebook_code
 
                 notebooks[path] = notebook_code(path, settings.max_file_size)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 from enum import Enum
 
 from fixinplace.facts import WriteFacts
@@ -98,6 +99,11 @@ def position(line: int, column: int, cell: int | None = None) -> str:
 def location(path: str, line: int, column: int, cell: int | None = None) -> str:
     """`path:line:column` as printed, or `path:cell N:line:column` for a line of a notebook's cell."""
     return f"{printable_path(path)}:{position(line, column, cell)}"
+
+
+def blocking(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """The errors and warnings among `diagnostics` (what `fix` fixes and what makes `check` exit 1), in order."""
+    return [d for d in diagnostics if d.severity in (Severity.ERROR, Severity.WARNING)]
 
 
 def one_line(text: object) -> str:

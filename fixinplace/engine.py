@@ -38,7 +38,8 @@ from fixinplace import prefilter
 from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
 from fixinplace.parsing import parse_module
-from fixinplace.reading import NotRegularFile, TooLarge, is_regular_file, os_reason, read_regular_bytes
+from fixinplace.reading import (NotRegularFile, TooLarge, is_notebook, is_regular_file, os_reason,
+                                read_regular_bytes)
 from fixinplace.settings import Settings
 
 
@@ -329,7 +330,7 @@ def check_bytes(data: bytes, path: str, settings: Settings,
                 refine: Refine | None = None) -> tuple[list[Diagnostic], str]:
     """The selected diagnostics of one file's bytes (Python source, or a notebook's JSON when the path ends in
     `.ipynb`), refined, and the decoded text. Raises `SourceError` when they cannot be decoded or parsed."""
-    if _is_notebook(path):
+    if is_notebook(path):
         from fixinplace.notebook import NotebookError, check_notebook, decode_notebook
 
         try:
@@ -342,11 +343,6 @@ def check_bytes(data: bytes, path: str, settings: Settings,
     if refine is not None and diagnostics:
         diagnostics = refine(text, path, diagnostics, settings)
     return diagnostics, text
-
-
-def _is_notebook(path: str) -> bool:
-    """Whether a path names a Jupyter notebook (`fixinplace.notebook`, imported only for one)."""
-    return path.lower().endswith(".ipynb")
 
 
 def _text_of(data: bytes) -> str | None:

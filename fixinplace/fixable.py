@@ -12,9 +12,9 @@ from __future__ import annotations
 def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=None) -> list:
     """`diagnostics` with each error's and warning's fix set (see `fixinplace.fix.offer`; `admissible`: which
     rewritten texts may be made, for a notebook's joined cells)."""
-    from fixinplace.diagnostics import Severity
+    from fixinplace.diagnostics import blocking
 
-    if not any(d.severity in (Severity.ERROR, Severity.WARNING) for d in diagnostics):
+    if not blocking(diagnostics):
         return diagnostics
     from fixinplace.fix import offer
 

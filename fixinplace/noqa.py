@@ -18,6 +18,7 @@ from typing import Iterable, Optional
 
 from fixinplace.diagnostics import Diagnostic, FileError, one_line
 from fixinplace.lines import split_lines
+from fixinplace.reading import is_notebook
 
 _DIRECTIVE = re.compile(r"#\s*fixinplace\s*:\s*ignore\[([^\]]*)\]", re.IGNORECASE)
 
@@ -109,7 +110,7 @@ def add_noqa(diagnostics: Iterable[Diagnostic], max_size: Optional[int] = None) 
     for d in diagnostics:
         by_file.setdefault(d.path, []).append(d)
     for path, found in by_file.items():
-        if path.lower().endswith(".ipynb"):
+        if is_notebook(path):
             _add_to_notebook(path, found, max_size, report)
             continue
         try:

@@ -27,16 +27,9 @@ from typing import Sequence
 
 from fixinplace.lines import split_lines
 
-#: The file name suffix of the notebooks that `check`, `fix` and `verify` read.
-SUFFIX = ".ipynb"
 
 #: What a masked line becomes (after the line's own indentation).
 MASK = "pass"
-
-
-def is_notebook(path: str) -> bool:
-    """Whether a path names a Jupyter notebook (by its `.ipynb` suffix)."""
-    return str(path).lower().endswith(SUFFIX)
 
 
 class CellSplitError(ValueError):
@@ -493,9 +486,9 @@ def to_cells(diagnostics: Sequence, joined: JoinedCells, numbers: Sequence[int])
         related = []
         for r in d.related:
             r_cell, r_line = _place(joined, numbers, r.line)
-            related.append(Related(r_line, r.column, _cell_lines_in(r.message, joined, numbers), cell=r_cell))
+            related.append(Related(r_line, r.column, cell_lines_in(r.message, joined, numbers), cell=r_cell))
         out.append(replace(d, cell=cell, line=line, end_line=end_line, end_column=end_column,
-                           related=tuple(related), message=_cell_lines_in(d.message, joined, numbers)))
+                           related=tuple(related), message=cell_lines_in(d.message, joined, numbers)))
     return out
 
 
@@ -503,7 +496,7 @@ def to_cells(diagnostics: Sequence, joined: JoinedCells, numbers: Sequence[int])
 _LINE_IN_MESSAGE = re.compile(r"(?<![\w:/.])line (\d+)\b")
 
 
-def _cell_lines_in(message: str, joined: JoinedCells, numbers: Sequence[int]) -> str:
+def cell_lines_in(message: str, joined: JoinedCells, numbers: Sequence[int]) -> str:
     """A message with each joined line it names written as a cell's line (`line 2 of cell 3`)."""
     def cell_line(m: re.Match) -> str:
         cell, line = _place(joined, numbers, int(m.group(1)))

@@ -14,6 +14,15 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 
+#: The file name suffix of Jupyter notebooks, whose bytes are JSON holding code cells (`fixinplace.notebook`).
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def is_notebook(path: str) -> bool:
+    """Whether a path names a Jupyter notebook (by its `.ipynb` suffix, in any case)."""
+    return str(path).lower().endswith(NOTEBOOK_SUFFIX)
+
+
 class NotRegularFile(OSError):
     """The path names something other than a regular file (the message says what)."""
 

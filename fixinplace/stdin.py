@@ -12,8 +12,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line
+from fixinplace.diagnostics import Diagnostic, FileError, one_line
 from fixinplace.engine import Refine, Report, SourceError, check_bytes, decode_source_bytes
+from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
 #: The name a text read from standard input is shown as when no `--stdin-filename` is given.
@@ -84,7 +85,7 @@ def fix_stdin(data: bytes, path: str, settings: Settings) -> StdinFix:
     try:
         if b"\x00" in data:
             raise SourceError("binary input (contains NUL bytes), not Python source")
-        if path.lower().endswith(".ipynb"):
+        if is_notebook(path):
             return _fix_notebook_stdin(data, path, settings)
         text, codec = decode_source_bytes(data)
         result = fix_text(text, path, settings)
@@ -101,8 +102,7 @@ def fix_stdin(data: bytes, path: str, settings: Settings) -> StdinFix:
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
         return StdinFix(data, error=FileError(path, one_line(f"internal error: {type(e).__name__}: {e}")))
-    blocking = [d for d in result.remaining if d.severity in (Severity.ERROR, Severity.WARNING)]
-    return StdinFix(output, list(result.applied), blocking)
+    return StdinFix(output, list(result.applied), list(result.remaining))
 
 
 def _fix_notebook_stdin(data: bytes, path: str, settings: Settings) -> StdinFix:

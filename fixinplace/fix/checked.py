@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper
 
 from codemods._base import apply_codemod, shared_wrapper
 from fixinplace.deep import deep_call
-from fixinplace.diagnostics import Diagnostic, Severity, one_line
+from fixinplace.diagnostics import Diagnostic, Severity, blocking, one_line
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.fix.candidates import Candidate, candidates
 from fixinplace.fix.units import Units, UnitRewrite
@@ -35,10 +35,6 @@ from fixinplace.settings import Settings
 
 class FixStopped(Exception):
     """`fix_text` gave up because its `stop` said so (the editor's text changed)."""
-
-
-def _blocking(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
-    return [d for d in diagnostics if d.severity in (Severity.ERROR, Severity.WARNING)]
 
 
 @dataclass
@@ -225,7 +221,7 @@ class Checker:
     def version(self, source: str) -> Version:
         """Analyse a text (every rule), raising `SourceError` when it does not parse."""
         self.analyses += 1
-        return Version(source, _blocking(analyse_source(source, self.path)))
+        return Version(source, blocking(analyse_source(source, self.path)))
 
     def wanted(self, version: Version) -> list[Diagnostic]:
         """The hazards of a version that the settings select (what `fix` fixes and reports as remaining)."""
@@ -425,7 +421,7 @@ def offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: S
 
 def _offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
            style: Optional[str], admissible: Optional[Callable[[str], bool]] = None) -> list[Diagnostic]:
-    if not _blocking(diagnostics):
+    if not blocking(diagnostics):
         return list(diagnostics)
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style, admissible=admissible)
     version = checker.version(source)

@@ -32,9 +32,10 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from fixinplace.diagnostics import Diagnostic, FileError, Severity, one_line, printable_path
+from fixinplace.diagnostics import Diagnostic, FileError, blocking, one_line, printable_path
 from fixinplace.engine import SourceError, decode_source_bytes, read_source_bytes
 from fixinplace.lines import LINE_ENDING, split_lines
+from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
 
@@ -345,10 +346,6 @@ def _fsync_folder(folder: str) -> None:
 # Fixing files
 
 
-def _blocking(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
-    return [d for d in diagnostics if d.severity in (Severity.ERROR, Severity.WARNING)]
-
-
 @dataclass
 class FileOutcome:
     """What fixing one file did."""
@@ -359,6 +356,13 @@ class FileOutcome:
     remaining: list[Diagnostic] = field(default_factory=list)  # error/warning hazards left afterwards
     error: FileError | None = None
     written: bool = False
+
+    def undo(self, error: FileError) -> None:
+        """Leave the file as it was, for `error`: no patch, and the hazards its fixes would have removed remain."""
+        self.error = error
+        self.patch = None
+        self.remaining = blocking(self.applied) + self.remaining
+        self.applied = []
 
 
 @dataclass
@@ -410,7 +414,6 @@ class FixReport:
 def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | None = None) -> FileOutcome:
     """Fix one file (without `apply`: only compute the patch). Problems become the outcome's one-line `error`."""
     from fixinplace.fix.checked import fix_text, offer
-    from fixinplace.notebook import is_notebook
 
     if is_notebook(path):
         from fixinplace.fix.notebooks import fix_notebook
@@ -424,7 +427,7 @@ def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | N
             raise PatchError(f"cannot rewrite this file: LibCST cannot parse it, though Python can "
                              f"({result.unparsable})")
         outcome.applied = list(result.applied)
-        outcome.remaining = _blocking(result.remaining)
+        outcome.remaining = list(result.remaining)
         if outcome.remaining and not settings.unsafe_fixes:
             # What `--unsafe-fixes` would still do, for the summary (`FixReport.unsafe_only`).
             outcome.remaining = offer(result.source, path, outcome.remaining, settings)
@@ -450,16 +453,11 @@ def guarded_outcome(path: str, work: Callable[[FileOutcome], None]) -> FileOutco
     try:
         work(outcome)
     except (SourceError, PatchError) as e:
-        outcome.error = FileError(path, one_line(e))
+        outcome.undo(FileError(path, one_line(e)))
     except Exception as e:
         if os.environ.get("FIXINPLACE_DEBUG"):
             raise
-        outcome.error = FileError(path, one_line(f"internal error: {type(e).__name__}: {e}"))
-    if outcome.error is not None:
-        # Nothing was changed: the hazards whose fix could not be written remain (as far as they are known).
-        outcome.patch = None
-        outcome.remaining = _blocking(outcome.applied) + outcome.remaining
-        outcome.applied = []
+        outcome.undo(FileError(path, one_line(f"internal error: {type(e).__name__}: {e}")))
     return outcome
 
 

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from fixinplace.engine import SourceError, read_source_bytes
-from fixinplace.fix.files import (FileOutcome, FilePatch, PatchError, SourceFile, _blocking, display_path,
+from fixinplace.fix.files import (FileOutcome, FilePatch, PatchError, SourceFile, display_path,
                                   dominant_newline, guarded_outcome, normalize_newlines, unified_diff, validate_diff,
                                   write_if_changed)
 from fixinplace.notebook import (CellSplitError, Notebook, NotebookError, decode_notebook, join_cells,
@@ -89,7 +89,7 @@ def fix_cells(notebook: Notebook, path: str, settings: Settings) -> NotebookFix:
     broken = syntax_error(fixed, numbers)
     if broken:
         raise PatchError(f"internal error: a fixed cell does not parse ({broken})")
-    remaining = _blocking(result.remaining)
+    remaining = list(result.remaining)
     if remaining and not settings.unsafe_fixes:
         # what `--unsafe-fixes` would still do
         remaining = offer(result.source, path, remaining, settings, admissible=join_cells(sources).admits)

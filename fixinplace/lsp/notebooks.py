@@ -13,7 +13,7 @@ from pygls.workspace import TextDocument
 
 from fixinplace.lsp.convert import Layout, text_lines
 from fixinplace.lsp.edits import minimal_edits
-from fixinplace.notebook import CellSplitError, _cell_lines_in, join_cells
+from fixinplace.notebook import CellSplitError, cell_lines_in, join_cells
 
 #: What the server syncs: the Python code cells of Jupyter notebooks.
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
@@ -60,7 +60,7 @@ class CellLayout(Layout):
     def message(self, text: str) -> str:
         # The lines a message names ("saved ... at line 12") are the joined text's: named as the cells' lines, as
         # `fixinplace check` names them in a notebook (with `fixinplace.notebook`'s own rewrite).
-        return _cell_lines_in(text, self.joined, self.numbers)
+        return cell_lines_in(text, self.joined, self.numbers)
 
     def line_name(self, line: int) -> str:
         cell, in_cell = self.joined.cell_position(line)

@@ -110,15 +110,20 @@ def help_line(d: Diagnostic, style: _Style, indent: str = " ") -> str | None:
     return f"{indent} {style('= help:', _BOLD)} {d.fix.description}{kind}"
 
 
+def by_code(report: Report) -> list[tuple[str, list[Diagnostic]]]:
+    """The report's diagnostics grouped by code, the most frequent code first (then by code), for `--statistics`."""
+    counts: dict[str, list[Diagnostic]] = {}
+    for d in report.diagnostics:
+        counts.setdefault(d.code, []).append(d)
+    return sorted(counts.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
 def statistics(report: Report, unsafe_fixes: bool = False) -> str:
     """Ruff's `--statistics`: one line per code, most frequent first: count, code, [*] when every one is
     fixable, the rule's name."""
     from fixinplace.rules import RULES_BY_CODE
 
-    counts: dict[str, list[Diagnostic]] = {}
-    for d in report.diagnostics:
-        counts.setdefault(d.code, []).append(d)
-    rows = sorted(counts.items(), key=lambda item: (-len(item[1]), item[0]))
+    rows = by_code(report)
     width = max((len(str(len(ds))) for _, ds in rows), default=1)
     out = []
     for code, ds in rows:
