@@ -32,6 +32,10 @@ class InPlaceFix(VisitorBasedCodemodCommand):
     # (before, after) programs: each one's hazard is fixed by this codemod alone (tests/test_codemods.py runs them
     # with LibCST's CodemodTest and under torch; docs/fixes.md shows them).
     EXAMPLES: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # Programs with a real hazard that this codemod must leave alone, each with the reason (the hazard is fixed
+    # another way, or not at all): tests/test_codemods.py checks that the codemod skips each one and that it raises
+    # under torch; docs/fixes.md shows them.
+    NOT_REWRITTEN: ClassVar[tuple[tuple[str, str], ...]] = ()
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, facts: Optional[WriteFacts] = None, *, unsafe_fixes: bool = False,

@@ -87,4 +87,16 @@ class CloneAtSave(InPlaceFix):
             "out = zero_first_row(u)\n"
             "(sq.sum() + out.sum()).backward()\n",
         ),
+        (
+            "import torch\n"
+            "x = torch.randn(3, requires_grad=True)\n"
+            "d = {\"a\": x.exp()}\n"
+            "d[\"a\"].add_(1)\n"
+            "d[\"a\"].sum().backward()\n",
+            "import torch\n"
+            "x = torch.randn(3, requires_grad=True)\n"
+            "d = {\"a\": x.exp().clone()}\n"
+            "d[\"a\"].add_(1)\n"
+            "d[\"a\"].sum().backward()\n",
+        ),
     )

@@ -2,9 +2,10 @@
 
 Exact for every write form: the in-place op still runs, on a copy, so setitem's casting and broadcasting,
 integer semantics and duplicate indices are kept, while the tensor autograd saved stays intact. Offered only when
-the name is read after the write (otherwise the write, and the clone, would change nothing anyone sees). For a
-write under `torch.no_grad()` the clone goes before the `with` statement, where grad mode is still on, so that
-the copy keeps the tensor's history.
+the name is read after the write (otherwise the write, and the clone, would change nothing anyone sees), and only
+for a name that holds the tensor: never for a container whose element is written (`d["a"].add_(1)`: a dict, list
+or tuple has no `.clone()`). For a write under `torch.no_grad()` the clone goes before the `with` statement, where
+grad mode is still on, so that the copy keeps the tensor's history.
 """
 
 from __future__ import annotations
@@ -62,5 +63,42 @@ class CloneBeforeWrite(InPlaceFix):
             "    p = p.clone()\n"
             "    p[0] = 0.0\n"
             "    return loss + (p * 2).sum()\n",
+        ),
+    )
+
+    NOT_REWRITTEN = (
+        (
+            "import torch\n"
+            "x = torch.randn(3, requires_grad=True)\n"
+            "d = {\"a\": x.exp()}\n"
+            "d[\"a\"].add_(1)\n"
+            "d[\"a\"].sum().backward()\n",
+            "`d` is a dict: `d = d.clone()` would raise AttributeError; `clone_at_save` fixes it with "
+            "`d = {\"a\": x.exp().clone()}`",
+        ),
+        (
+            "import torch\n"
+            "x = torch.randn(3, requires_grad=True)\n"
+            "d = dict(a=x.exp())\n"
+            "d[\"a\"].add_(1)\n"
+            "d[\"a\"].sum().backward()\n",
+            "`d` is a dict, however it is built",
+        ),
+        (
+            "import torch\n"
+            "x = torch.randn(3, requires_grad=True)\n"
+            "ys = []\n"
+            "ys.append(x.exp())\n"
+            "ys[-1].add_(1)\n"
+            "ys[-1].sum().backward()\n",
+            "`ys` is a list",
+        ),
+        (
+            "import torch\n"
+            "x = torch.randn(3, requires_grad=True)\n"
+            "t = (x.exp(), 1)\n"
+            "t[0].add_(1)\n"
+            "t[0].sum().backward()\n",
+            "`t` is a tuple",
         ),
     )

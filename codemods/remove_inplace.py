@@ -98,3 +98,16 @@ class RemoveInplace(InPlaceFix):
             "h.sum().backward()\n",
         ),
     )
+
+    NOT_REWRITTEN = (
+        (
+            "import torch\n"
+            "import torch.nn.functional as F\n"
+            "x = torch.randn(3, requires_grad=True)\n"
+            "t = (x.exp(), 1)\n"
+            "F.relu(t[0], inplace=True)\n"
+            "t[0].sum().backward()\n",
+            "the write goes to an element of a tuple, and no name holds the result to rebind: `t = F.relu(t[0])` "
+            "would replace the tuple; `clone_at_save` fixes it",
+        ),
+    )

@@ -173,6 +173,8 @@ def fixes_markdown() -> str:
             label = f" {number}" if len(codemod.EXAMPLES) > 1 else ""
             parts.append(f"**Before{label}:**\n\n" + _code_block(before))
             parts.append(f"**After{label}:**\n\n" + _code_block(after))
+        for program, why in codemod.NOT_REWRITTEN:
+            parts.append(f"**Not rewritten** ({why}):\n\n" + _code_block(program))
     return "\n".join(parts)
 
 

@@ -78,7 +78,7 @@ class WriteFacts:
     text: str  # source text of the write (one line, shortened)
     target: str = ""  # the written expression (`x`, `h[0]`, `self.w.t()`)
     root: str = ""  # the variable it goes back to (`x`, `h`, `self.w`)
-    root_kind: str = "other"  # local | argument | global | attribute | other
+    root_kind: str = "other"  # local | argument | global | attribute | element (of a container: `d["a"]`) | other
     target_is_tensor: bool = False  # the analysis knows the written value is a tensor
     target_dtype: str = ""  # its dtype, when the analysis knows it ("float32", ...)
     aliased: bool = False  # another name or view shares the root's tensor

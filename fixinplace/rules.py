@@ -77,6 +77,11 @@ SAVED_TENSOR_MUTATED = Rule(
         "loss = (emb(ids) @ emb.weight.t()).sum()\n"
         "emb(ids + 1)  # expect: FIP101\n"
         "loss.backward()\n",
+        "import torch\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "outputs = {\"a\": x.exp()}  # a container holds the saved tensor\n"
+        "outputs[\"a\"].add_(1)  # expect: FIP101\n"
+        "outputs[\"a\"].sum().backward()\n",
     ),
     clean=(
         "import torch\n"

@@ -1300,6 +1300,31 @@ case("dropout_of_a_known_rate_in_place_after_softmax", "raises", {(11, "FIP101",
 """)
 
 
+# A tensor held by a container (dict, list, tuple) is written through the container's subscript: the hazard is
+# the tensor's, reported like any other (the write's root is the element, see test_a_write_to_a_container_element_*).
+case("write_to_a_dict_element_saved_by_exp", "raises", {(4, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    d = {"a": x.exp()}
+    d["a"].add_(1)
+    d["a"].sum().backward()
+""")
+case("write_to_a_list_element_appended_after_exp", "raises", {(5, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    ys = []
+    ys.append(x.exp())
+    ys[-1].add_(1)
+    ys[-1].sum().backward()
+""")
+case("write_to_a_tuple_element_saved_by_exp", "raises", {(4, "FIP101", "error")}, """
+    import torch
+    x = torch.randn(3, requires_grad=True)
+    t = (x.exp(), 1)
+    t[0].add_(1)
+    t[0].sum().backward()
+""")
+
 #: Cases whose intended program reads a copy where the case reads a `.data` alias: (text, replacement).
 COPY_REFERENCES = {
     "write_to_a_tensor_whose_data_alias_was_saved": ("eps.data", "eps.clone()"),
@@ -1474,3 +1499,21 @@ def test_a_leaf_made_in_another_file_has_no_related_location_in_this_one(tmp_pat
     (tmp_path / "m.py").write_text(source)
     leaves = [d for d in analyse_source(source, str(tmp_path / "m.py")) if d.code == "FIP102"]
     assert leaves and all(not d.related for d in leaves)
+
+
+@pytest.mark.parametrize("made,write,root,kind", [
+    ('d = {"a": x.exp()}', 'd["a"].add_(1)', 'd["a"]', "element"),
+    ("d = dict(a=x.exp())", 'd["a"].add_(1)', 'd["a"]', "element"),
+    ("ys = [x.exp()]", "ys[-1][0] = 0.0", "ys[-1]", "element"),
+    ("ys = [x.exp()]", "ys[0].t()[0] = 0.0", "ys[0]", "element"),
+    ("t = (x.exp(), 1)", "t[0].add_(1)", "t[0]", "element"),
+    ("y = x.exp()", "y[0].add_(1)", "y", "local"),  # a tensor's subscript is a view: the root is the tensor
+    ("y = x.exp()", "y.t()[0] = 0.0", "y", "local"),
+])
+def test_a_write_to_a_container_element_has_the_element_as_root(made: str, write: str, root: str, kind: str) -> None:
+    """The root of a write through a subscript is the tensor it indexes, never a container: a fix built on the root
+    name (a clone or rebinding of it) must not touch a dict, list or tuple."""
+    source = (f"import torch\nx = torch.randn(3, 3, requires_grad=True)\n{made}\n{write}\n"
+              f"{root.split('[')[0] if kind == 'local' else root}.sum().backward()\n")
+    [diagnostic] = [d for d in analyze_module(ast.parse(source), source, "case.py") if d.code == "FIP101"]
+    assert (diagnostic.line, diagnostic.facts.root, diagnostic.facts.root_kind) == (4, root, kind)

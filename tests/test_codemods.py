@@ -28,6 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = [(name, index, before, after) for name, codemod in sorted(CODEMODS.items())
             for index, (before, after) in enumerate(codemod.EXAMPLES)]
 EXAMPLE_IDS = [f"{name}-{index}" for name, index, _, _ in EXAMPLES]
+NOT_REWRITTEN = [(name, index, program) for name, codemod in sorted(CODEMODS.items())
+                 for index, (program, _why) in enumerate(codemod.NOT_REWRITTEN)]
+NOT_REWRITTEN_IDS = [f"{name}-not-{index}" for name, index, _ in NOT_REWRITTEN]
 TRUTH = json.loads((REPO / "fixtures" / "check" / "truth.json").read_text(encoding="utf-8"))
 SAFE_PROGRAMS = [example for rule in RULES for example in rule.clean] + [
     (REPO / "fixtures" / "check" / name).read_text(encoding="utf-8")
@@ -58,6 +61,74 @@ def test_codemod_rewrites_its_example(name: str, index: int, before: str, after:
         case.assertCodemod(before, before, expected_skip=True)
     case.assertCodemod(before, after, unsafe_fixes=True)
     case.assertCodemod(after, after, expected_skip=True, unsafe_fixes=True)  # nothing left for it to fix
+
+
+@pytest.mark.parametrize("name,index,program", NOT_REWRITTEN, ids=NOT_REWRITTEN_IDS)
+def test_codemod_leaves_its_not_rewritten_example_alone(name: str, index: int, program: str) -> None:
+    """A hazard the codemod must not rewrite (another rewrite fixes it, or none may), even with unsafe fixes."""
+    codemod_test(name).assertCodemod(program, program, expected_skip=True, unsafe_fixes=True)
+
+
+@pytest.mark.parametrize("name,index,program", NOT_REWRITTEN, ids=NOT_REWRITTEN_IDS)
+def test_not_rewritten_example_is_a_real_hazard(name: str, index: int, program: str) -> None:
+    """Each program the codemod leaves alone is reported, and its hazard is real: it raises under torch."""
+    from fixinplace.engine import check_source
+    from fixinplace.settings import Settings
+
+    assert [d for d in check_source(program, "example.py", Settings()) if d.severity.value == "error"]
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        exec(compile(program, "example", "exec"), {"torch": torch})
+
+
+#: A write to a tensor held by a container (dict, list, tuple): the container is no tensor, so no fix may clone or
+#: rebind it (`d = d.clone()` raised AttributeError); the clone where the op saves the tensor fixes each one.
+CONTAINER_WRITES = {
+    "dict": ('d = {"a": x.exp()}', 'd["a"].add_(1)', 'd["a"]', 'd = {"a": x.exp().clone()}'),
+    "dict_call": ("d = dict(a=x.exp())", 'd["a"].add_(1)', 'd["a"]', "d = dict(a=x.exp().clone())"),
+    "list_append": ("ys = []\n    ys.append(x.exp())", "ys[-1].add_(1)", "ys[-1]", "ys.append(x.exp().clone())"),
+    "tuple": ("t = (x.exp(), 1)", "t[0].add_(1)", "t[0]", "t = (x.exp().clone(), 1)"),
+    "dict_setitem": ('d = {"a": x.exp()}', 'd["a"][0] = 0.0', 'd["a"]', 'd = {"a": x.exp().clone()}'),
+    "list_view": ("ys = [x.exp()]", "ys[0].t()[0] = 1.0", "ys[0]", "ys = [x.exp().clone()]"),
+}
+
+
+def _container_program(made: str, write: str, read: str) -> str:
+    return ("import torch\n\n\ndef main():\n    torch.manual_seed(0)\n    x = torch.randn(3, 3, requires_grad=True)\n"
+            f"    {made}\n    {write}\n    {read}.sum().backward()\n    return x.grad\n")
+
+
+@pytest.mark.parametrize("shape", sorted(CONTAINER_WRITES))
+def test_a_write_through_a_container_clones_the_tensor_not_the_container(shape: str, tmp_path: Path) -> None:
+    """`check --show-fixes` and `fix --apply` (the real CLI) on a write to a container's element: the hazard is
+    still reported, the fix is the clone where the op saves, and the fixed program runs and computes the gradient
+    the original meant (its run with every saved tensor copied at save time)."""
+    from clirun import cli
+
+    made, write, read, fixed_line = CONTAINER_WRITES[shape]
+    program = _container_program(made, write, read)
+    target = tmp_path / "prog.py"
+    target.write_text(program, encoding="utf-8")
+    checked = cli("check", "--show-fixes", "--unsafe-fixes", "prog.py", cwd=tmp_path)
+    assert checked.returncode == 1, checked.stderr
+    assert "FIP101 [error] [*]" in checked.stdout, checked.stdout
+    container = made.split()[0]
+    assert f"{container} = {container}.clone()" not in checked.stdout, checked.stdout
+    assert f"`{fixed_line.strip()}` (safe fix)" in checked.stdout, checked.stdout
+    fixed = cli("fix", "--apply", "--unsafe-fixes", "prog.py", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    after = target.read_text(encoding="utf-8")
+    assert after == program.replace(made.splitlines()[-1].strip(), fixed_line), after
+    torch = pytest.importorskip("torch")
+    original: dict = {}
+    exec(compile(program, "before", "exec"), original)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        original["main"]()
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+        reference = original["main"]()
+    patched: dict = {}
+    exec(compile(after, "after", "exec"), patched)
+    assert torch.equal(patched["main"](), reference)
 
 
 @pytest.mark.parametrize("program", SAFE_PROGRAMS, ids=[f"safe-{i}" for i in range(len(SAFE_PROGRAMS))])

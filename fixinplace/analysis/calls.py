@@ -321,10 +321,17 @@ class CallHandler:
 
     def root_of(self, written: ast.AST, frame: Frame) -> tuple[str, str]:
         """The variable a written expression goes back to (`x` for `x.t()[0]`) and its kind:
-        local, argument, global, attribute or other."""
+        local, argument, global, attribute, element or other.
+
+        An index into a value known not to be a tensor (a dict, list or tuple, a parameter list, anything but a
+        tensor) selects an element, not a view: the root is then that element (`d["a"]` for `d["a"].add_(1)`,
+        `ys[-1]` for `ys[-1][0] = 0`), of kind `element`, never the container, which no tensor rewrite (a clone, a
+        rebinding) may touch."""
         node = written
         while True:
             if isinstance(node, ast.Subscript):
+                if self._not_a_tensor(node.value, frame):
+                    return self.text(node), "element"
                 node = node.value
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and self._aliases(node.func.attr):
                 node = node.func.value
@@ -343,6 +350,12 @@ class CallHandler:
         if isinstance(node, ast.Attribute):
             return self.text(node), "attribute"
         return self.text(node), "other"
+
+    @classmethod
+    def _not_a_tensor(cls, node: ast.AST, frame: Frame) -> bool:
+        """Whether a name or attribute chain holds a value the analysis knows is not a tensor (a container)."""
+        value = cls._lookup(node, frame) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        return value is not None and not isinstance(value, TensorValue)
 
     def fresh_tensor(self, node: ast.AST, rg: Tri, label: str, leaf: bool = False, origin: str = "fresh",
                      detail: str = "", graph: frozenset = frozenset(), is_tensor: Tri = True) -> TensorValue:

@@ -12,7 +12,10 @@ Applicability:
   may change a dtype the analysis does not know, or changes gradients on purpose.
 
 Never offered: a rebinding of a name nothing reads after the write (it would remove the write's effect, not
-fix it), and any rewrite of a value the analysis does not know is a tensor.
+fix it), and any rewrite of a value the analysis does not know is a tensor. A write to an element of a container
+(`d["a"].add_(1)`, `ys[-1][0] = 0.0`: root kind `element`) rebinds and clones nothing by name: the container is no
+tensor (`d = d.clone()` would raise), and rebinding the element would hide the write from other holders of the
+tensor; the clone where the op saves it keeps every holder's view and is offered instead.
 """
 
 from __future__ import annotations
@@ -113,6 +116,9 @@ def _why_unsafe(f: WriteFacts) -> str:
         return f" (unsafe: `{f.root}` is an attribute; its other readers would no longer see the write)"
     if f.root_kind == "global":
         return f" (unsafe: `{f.root}` is a global; its other readers would no longer see the write)"
+    if f.root_kind == "element":
+        return f" (unsafe: `{f.root}` is an element of a container; other holders of the tensor would no longer see " \
+               "the write)"
     return ""
 
 
@@ -169,8 +175,8 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     elif f.form == "inplace_kw":
         if line is not None and f.root and f.root_kind != "other" and f.statement.shape in ("expr", "assign"):
             assigned_back = f.statement.assigned == f.root
-            if f.statement.shape == "expr" and not f.read_after:
-                pass  # `F.relu_(h)` as a statement on a name nothing reads: nothing to rebind
+            if f.statement.shape == "expr" and (not f.read_after or f.root_kind == "element"):
+                pass  # `F.relu_(h)` as a statement on a name nothing reads, or on `d["a"]`: nothing to rebind
             else:
                 safe = (assigned_back or f.statement.shape == "expr" or not f.read_after) and _local(f)
                 out.append(_candidate(RemoveInplace, "safe" if safe else "unsafe",
@@ -361,7 +367,7 @@ def _leaf(f: WriteFacts) -> list[Candidate]:
             out.append(_as_unsafe(_candidate(CloneBeforeWrite, "safe", f"Write a copy of the view `{f.root}`: `{{new}}`",
                                              line=line, name=f.root), f))
         return out
-    if f.statement.shape in ("expr", "statement") and f.root_kind in ("local", "global", "attribute") \
+    if f.statement.shape in ("expr", "statement") and f.root_kind in ("local", "global", "attribute", "element") \
             and f.leaf_kind:
         # Only for a tensor known to be a leaf that requires grad: an activation written under no_grad would stop
         # passing the written values' gradient on, and a tensor that needs no grad needs no wrapping.
