@@ -25,8 +25,10 @@ Over fixtures/check/: every program measured `ok` comes out of `fix --apply` byt
 `--unsafe-fixes`); every hazardous seed program (`seed` in its name) is fixed: afterwards `check` reports nothing
 and the program runs under torch without an autograd error.
 
-Programs run under torch in a separate interpreter (all case programs in one, to import torch once; each is
-imported fresh by path and its `main()` called after `random.seed(0)` and `torch.manual_seed(0)`).
+`fix` runs over folders of copies, one run per set of flags (a few interpreters, not several per case; the files
+do not import each other, so each is fixed as it would be alone). Programs run under torch in a separate
+interpreter (all programs of a kind in one, to import torch once; each is imported fresh by path and its `main()`
+called after `random.seed(0)` and `torch.manual_seed(0)`).
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from clirun import cli
 
 REPO = Path(__file__).resolve().parent.parent
 FIX_DIR = REPO / "fixtures" / "fix"
@@ -83,23 +87,15 @@ HAZARDOUS_SEED_PROGRAMS = sorted(n for n, e in TRUTH.items() if "seed" in n and 
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _env() -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("FORCE_COLOR", None)
-    env["NO_COLOR"] = "1"
-    return env
-
-
 def fixinplace(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fixinplace", *args], cwd=cwd, capture_output=True, text=True, env=_env(), timeout=300
-    )
+    return cli(*args, cwd=cwd, env=dict(os.environ, NO_COLOR="1"))
 
 
-def run_fix(path: Path, *, unsafe: bool, apply: bool = True, style: str = "readable") -> subprocess.CompletedProcess:
-    args = ["fix"] + (["--apply"] if apply else []) + (["--unsafe-fixes"] if unsafe else []) + [path.name]
-    return fixinplace(*args, "--fix-style", style, cwd=path.parent)
+def fix_folder(folder: Path, *, unsafe: bool, apply: bool = True, style: str = "readable"
+               ) -> subprocess.CompletedProcess:
+    """One `fixinplace fix` run over every file in `folder` (one interpreter for many programs)."""
+    args = ["fix"] + (["--apply"] if apply else []) + (["--unsafe-fixes"] if unsafe else [])
+    return fixinplace(*args, "--fix-style", style, ".", cwd=folder)
 
 
 def check_json(*paths: Path, cwd: Path | None = None) -> tuple[dict[Path, list[dict]], subprocess.CompletedProcess]:
@@ -118,11 +114,6 @@ def check_json(*paths: Path, cwd: Path | None = None) -> tuple[dict[Path, list[d
         if d["severity"] in ("error", "warning"):
             by_path.setdefault((cwd / d["path"]).resolve(), []).append(d)
     return by_path, proc
-
-
-def check_one(path: Path) -> tuple[list[dict], subprocess.CompletedProcess]:
-    by_path, proc = check_json(path)
-    return by_path[path.resolve()], proc
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +189,8 @@ def run_programs(tmp_path: Path, jobs: list[tuple[Path, str]]) -> list[dict]:
 
     out_file = tmp_path / "results.pt"
     argv = [str(out_file)] + [str(x) for path, mode in jobs for x in (path, mode)]
-    env = dict(_env(), PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     proc = subprocess.run([sys.executable, "-c", RUNNER, *argv], cwd=tmp_path, capture_output=True, text=True,
                           env=env, timeout=600)
     assert proc.returncode == 0 and out_file.exists(), f"the runner failed: {describe(proc)}"
@@ -298,59 +290,115 @@ def test_before_is_hazardous_and_reference_is_not(name: str, case_runs: dict, ca
 # ---------------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", FIX_CASES)
-def test_fix_produces_after(name: str, tmp_path: Path):
-    """`fix --apply` (with `--unsafe-fixes` only for unsafe cases) turns a copy of before.py into after.py exactly."""
-    folder = FIX_DIR / name
+def group_of(name: str) -> tuple[bool, str]:
+    """(unsafe, style): the flags `fix` needs for a case."""
     case = load_case(name)
-    before = (folder / "before.py").read_bytes()
-    expected = (folder / "after.py").read_text(encoding="utf-8")
-    target = copy_to(tmp_path, folder / "before.py")
-    if case["applicability"] == "unsafe":
-        proc = run_fix(target, unsafe=False)
-        assert target.read_bytes() == before, (
-            f"an unsafe fix was applied without --unsafe-fixes:\n{target.read_text(encoding='utf-8')}")
-        assert proc.returncode == 1, f"the hazard remains, so the exit status must be 1: {describe(proc)}"
-    proc = run_fix(target, unsafe=case["applicability"] == "unsafe", style=case.get("fix_style", "readable"))
-    got = target.read_text(encoding="utf-8")
+    return case["applicability"] == "unsafe", case.get("fix_style", "readable")
+
+
+def copies(folder: Path, names: list[str], file: str) -> dict[str, Path]:
+    """`folder/<case>/program.py`, a copy of each case's `file`."""
+    out = {}
+    for name in names:
+        (folder / name).mkdir(parents=True)
+        out[name] = copy_to(folder / name, FIX_DIR / name / file)
+    return out
+
+
+@dataclass
+class FolderRun:
+    """One `fix` run over a folder of case copies: the process and each case's file afterwards."""
+
+    proc: subprocess.CompletedProcess
+    paths: dict[str, Path]
+    texts: dict[str, str]
+
+
+def run_fix_over(folder: Path, names: list[str], file: str, **flags) -> FolderRun:
+    paths = copies(folder, names, file)
+    proc = fix_folder(folder, **flags)
+    return FolderRun(proc, paths, {n: p.read_text(encoding="utf-8") for n, p in paths.items()})
+
+
+def by_group(names: list[str]) -> dict[tuple[bool, str], list[str]]:
+    groups: dict[tuple[bool, str], list[str]] = {}
+    for name in names:
+        groups.setdefault(group_of(name), []).append(name)
+    return groups
+
+
+@pytest.fixture(scope="module")
+def fix_runs(tmp_path_factory) -> dict[str, dict]:
+    """Every fix case's before.py and after.py copied into folders and fixed together, one `fix` run per kind
+    (a few interpreters instead of several per case): {kind: {(unsafe, style): FolderRun}}.
+
+    * "apply": before.py, `fix --apply` with the case's flags; "unsafe-without": before.py of the unsafe cases,
+      `fix --apply` without --unsafe-fixes; "diff": before.py, `fix` without --apply;
+    * "again-diff" / "again-apply": after.py, `fix` and `fix --apply`, both with --unsafe-fixes."""
+    runs: dict[str, dict] = {"apply": {}, "unsafe-without": {}, "diff": {}, "again-diff": {}, "again-apply": {}}
+    for (unsafe, style), names in by_group(FIX_CASES).items():
+        tag = f"{'unsafe' if unsafe else 'safe'}-{style}"
+        runs["apply"][unsafe, style] = run_fix_over(tmp_path_factory.mktemp("apply-" + tag), names, "before.py",
+                                                    unsafe=unsafe, style=style)
+        runs["diff"][unsafe, style] = run_fix_over(tmp_path_factory.mktemp("diff-" + tag), names, "before.py",
+                                                   unsafe=unsafe, style=style, apply=False)
+        if unsafe:
+            runs["unsafe-without"][unsafe, style] = run_fix_over(
+                tmp_path_factory.mktemp("without-" + tag), names, "before.py", unsafe=False, style=style)
+    for style in sorted({group_of(n)[1] for n in FIX_CASES}):
+        names = [n for n in FIX_CASES if group_of(n)[1] == style]
+        runs["again-diff"][True, style] = run_fix_over(tmp_path_factory.mktemp("again-diff-" + style), names,
+                                                       "after.py", unsafe=True, style=style, apply=False)
+        runs["again-apply"][True, style] = run_fix_over(tmp_path_factory.mktemp("again-apply-" + style), names,
+                                                        "after.py", unsafe=True, style=style)
+    return runs
+
+
+@pytest.mark.parametrize("name", FIX_CASES)
+def test_fix_produces_after(name: str, fix_runs: dict):
+    """`fix --apply` (with `--unsafe-fixes` only for unsafe cases) turns a copy of before.py into after.py exactly;
+    an unsafe case is left byte-identical without `--unsafe-fixes`."""
+    unsafe, style = group_of(name)
+    before = (FIX_DIR / name / "before.py").read_text(encoding="utf-8")
+    expected = (FIX_DIR / name / "after.py").read_text(encoding="utf-8")
+    if unsafe:
+        without = fix_runs["unsafe-without"][unsafe, style]
+        assert without.texts[name] == before, f"an unsafe fix was applied without --unsafe-fixes:\n{without.texts[name]}"
+        assert without.proc.returncode == 1, f"the hazards remain, so the exit status must be 1: {describe(without.proc)}"
+    run = fix_runs["apply"][unsafe, style]
+    got = run.texts[name]
     assert got == expected, (
-        f"{name}: the fix differs from after.py ({describe(proc)})\n--- got ---\n{got}\n--- expected ---\n{expected}")
-    assert proc.returncode == 0, f"no hazard remains, so the exit status must be 0: {describe(proc)}"
+        f"{name}: the fix differs from after.py ({describe(run.proc)})\n--- got ---\n{got}\n--- expected ---\n{expected}")
+    assert run.proc.returncode == 0, f"no hazard remains, so the exit status must be 0: {describe(run.proc)}"
 
 
 @pytest.mark.parametrize("name", FIX_CASES)
-def test_fix_is_idempotent_on_after(name: str, tmp_path: Path):
+def test_fix_is_idempotent_on_after(name: str, fix_runs: dict):
     """Fixing after.py again (even with --unsafe-fixes) changes nothing; the diff mode prints nothing, exits 0."""
-    folder = FIX_DIR / name
-    target = copy_to(tmp_path, folder / "after.py")
-    original = target.read_bytes()
-    style = load_case(name).get("fix_style", "readable")
-    proc = run_fix(target, unsafe=True, apply=False, style=style)
-    assert (proc.returncode, proc.stdout.strip()) == (0, ""), f"`fix` wants to change after.py: {describe(proc)}"
-    proc = run_fix(target, unsafe=True, style=style)
-    assert target.read_bytes() == original, f"fixing after.py again changed it:\n{target.read_text()}"
-    assert proc.returncode == 0, describe(proc)
+    style = group_of(name)[1]
+    shown, applied = fix_runs["again-diff"][True, style], fix_runs["again-apply"][True, style]
+    path = shown.paths[name].relative_to(shown.paths[name].parent.parent).as_posix()
+    assert f"/{path}" not in shown.proc.stdout, f"`fix` wants to change after.py: {describe(shown.proc)}"
+    assert (shown.proc.returncode, shown.proc.stdout.strip()) == (0, ""), describe(shown.proc)
+    original = (FIX_DIR / name / "after.py").read_text(encoding="utf-8")
+    assert applied.texts[name] == original, f"fixing after.py again changed it:\n{applied.texts[name]}"
+    assert applied.proc.returncode == 0, describe(applied.proc)
 
 
 @pytest.mark.parametrize("name", FIX_CASES)
-def test_diff_mode_prints_what_apply_writes(name: str, tmp_path: Path):
+def test_diff_mode_prints_what_apply_writes(name: str, fix_runs: dict):
     """`fix` without --apply leaves before.py alone and prints the unified diff of exactly what `fix --apply`
-    writes (exit 1 when that diff is not empty, else 0)."""
-    folder = FIX_DIR / name
-    unsafe = load_case(name)["applicability"] == "unsafe"
-    style = load_case(name).get("fix_style", "readable")
-    before = (folder / "before.py").read_text(encoding="utf-8")
-    shown = copy_to(tmp_path, folder / "before.py")
-    proc = run_fix(shown, unsafe=unsafe, apply=False, style=style)
-    assert shown.read_text(encoding="utf-8") == before, "`fix` without --apply changed the file"
-    (tmp_path / "applied").mkdir()
-    applied = copy_to(tmp_path / "applied", folder / "before.py")
-    run_fix(applied, unsafe=unsafe, style=style)
-    after = applied.read_text(encoding="utf-8")
-    expected = "".join(
-        difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{shown.name}", f"b/{shown.name}"))
-    assert expected in proc.stdout, f"the printed diff is not what --apply writes:\n{expected}\n{describe(proc)}"
-    assert proc.returncode == (1 if expected else 0), describe(proc)
+    writes (exit 1 when a diff is not empty, else 0)."""
+    group = group_of(name)
+    shown, applied = fix_runs["diff"][group], fix_runs["apply"][group]
+    before = (FIX_DIR / name / "before.py").read_text(encoding="utf-8")
+    assert shown.texts[name] == before, "`fix` without --apply changed the file"
+    path = shown.paths[name].relative_to(shown.paths[name].parent.parent).as_posix()
+    expected = "".join(difflib.unified_diff(before.splitlines(True), applied.texts[name].splitlines(True),
+                                            f"a/{path}", f"b/{path}"))
+    assert expected and expected in shown.proc.stdout, (
+        f"the printed diff is not what --apply writes:\n{expected}\n{describe(shown.proc)}")
+    assert shown.proc.returncode == 1, describe(shown.proc)
 
 
 @pytest.mark.parametrize("name", FIX_CASES)
@@ -395,17 +443,32 @@ def test_after_matches_reference(name: str, case_runs: dict):
 # ---------------------------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def not_safe_fixed(tmp_path_factory) -> tuple[FolderRun, dict[Path, list[dict]], subprocess.CompletedProcess, dict]:
+    """`fix --apply` without --unsafe-fixes over copies of every not-safe case's before.py; one `check` of the
+    originals and the results; the changed programs and their references run under torch (one interpreter)."""
+    folder = tmp_path_factory.mktemp("not-safe")
+    run = run_fix_over(folder, NOT_SAFE_CASES, "before.py", unsafe=False)
+    originals = [FIX_DIR / n / "before.py" for n in NOT_SAFE_CASES]
+    reports, check_proc = check_json(*originals, *run.paths.values(), cwd=REPO)
+    changed = [n for n in NOT_SAFE_CASES if run.texts[n] != (FIX_DIR / n / "before.py").read_text(encoding="utf-8")]
+    runs = {}
+    if changed and HAS_TORCH:
+        jobs = [(p, "plain") for n in changed for p in (run.paths[n], FIX_DIR / n / "reference.py")]
+        results = run_programs(tmp_path_factory.mktemp("not-safe-runs"), jobs)
+        runs = {n: (results[2 * i], results[2 * i + 1]) for i, n in enumerate(changed)}
+    return run, reports, check_proc, runs
+
+
 @pytest.mark.parametrize("name", NOT_SAFE_CASES)
-def test_no_safe_fix_changes_behaviour(name: str, tmp_path: Path):
-    """Without --unsafe-fixes the file stays byte-identical (exit 1), or what a safe fix made runs like
-    reference.py and checks clean; `check --format json` marks no behaviour-changing fix `safe`."""
-    folder = FIX_DIR / name
-    before = (folder / "before.py").read_bytes()
-    target = copy_to(tmp_path, folder / "before.py")
-    proc = run_fix(target, unsafe=False)
-    if target.read_bytes() == before:
-        assert proc.returncode == 1, f"the hazard remains, so the exit status must be 1: {describe(proc)}"
-        diags, check_proc = check_one(folder / "before.py")
+def test_no_safe_fix_changes_behaviour(name: str, not_safe_fixed: tuple):
+    """Without --unsafe-fixes the file stays byte-identical, or what a safe fix made runs like reference.py and
+    checks clean; `check --format json` marks no behaviour-changing fix `safe`."""
+    run, reports, check_proc, runs = not_safe_fixed
+    before = (FIX_DIR / name / "before.py").read_text(encoding="utf-8")
+    if run.texts[name] == before:
+        assert run.proc.returncode == 1, f"the hazard remains, so the exit status must be 1: {describe(run.proc)}"
+        diags = reports[(FIX_DIR / name / "before.py").resolve()]
         assert diags, describe(check_proc)
         for d in diags:
             fix = d.get("fix") or {}
@@ -413,12 +476,12 @@ def test_no_safe_fix_changes_behaviour(name: str, tmp_path: Path):
                 f"line {d['line']}: a fix is marked safe but `fix --apply` did not apply it: {fix}")
         return
     # A safe fix was applied: it must keep behaviour.
-    fixed = target.read_text(encoding="utf-8")
-    diags, check_proc = check_one(target)
+    fixed = run.texts[name]
+    diags = reports[run.paths[name].resolve()]
     assert not diags, f"after the safe fix, check still reports:\n{fixed}\n{describe(check_proc)}"
     if not HAS_TORCH:
         pytest.skip("torch is not installed: cannot prove the applied safe fix keeps behaviour")
-    fixed_run, reference = run_programs(tmp_path, [(target, "plain"), (folder / "reference.py", "plain")])
+    fixed_run, reference = runs[name]
     assert fixed_run["outcome"] == "ok", f"the safely fixed program fails:\n{fixed}\n{fixed_run['message']}"
     diffs = differences(fixed_run["result"], reference["result"])
     assert not diffs, f"a 'safe' fix changed behaviour:\n{fixed}\n" + "; ".join(diffs)
@@ -452,16 +515,31 @@ def test_safe_check_program_unchanged(name: str, unsafe: bool, safe_programs_fix
     assert proc.returncode == 0, f"`fix --apply` over the safe programs: {describe(proc)}"
 
 
+@pytest.fixture(scope="module")
+def seeds_fixed(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict[str, Path], dict, subprocess.CompletedProcess,
+                                           dict]:
+    """`fix --apply --unsafe-fixes` once over copies of every hazardous seed program, one `check` of the results,
+    and every fixed program run under torch in one interpreter."""
+    folder = tmp_path_factory.mktemp("seeds")
+    paths = {name: copy_to(folder, CHECK_DIR / name, name) for name in HAZARDOUS_SEED_PROGRAMS}
+    proc = fixinplace("fix", "--apply", "--unsafe-fixes", ".", cwd=folder)
+    reports, check_proc = check_json(*paths.values(), cwd=folder)
+    runs = {}
+    if HAS_TORCH:
+        results = run_programs(tmp_path_factory.mktemp("seed-runs"), [(p, "plain") for p in paths.values()])
+        runs = dict(zip(paths, results))
+    return proc, paths, reports, check_proc, runs
+
+
 @pytest.mark.parametrize("name", HAZARDOUS_SEED_PROGRAMS)
-def test_hazardous_seed_program_fixed(name: str, tmp_path: Path):
-    target = copy_to(tmp_path, CHECK_DIR / name, name)
-    proc = run_fix(target, unsafe=True)
-    fixed = target.read_text(encoding="utf-8")
+def test_hazardous_seed_program_fixed(name: str, seeds_fixed: tuple):
+    proc, paths, reports, check_proc, runs = seeds_fixed
+    fixed = paths[name].read_text(encoding="utf-8")
     assert fixed != (CHECK_DIR / name).read_text(encoding="utf-8"), f"nothing was fixed: {describe(proc)}"
-    assert proc.returncode == 0, f"hazards remain:\n{fixed}\n{describe(proc)}"
-    diags, check_proc = check_one(target)
+    assert proc.returncode == 0, f"hazards remain after fixing the seed programs: {describe(proc)}"
+    diags = reports[paths[name].resolve()]
     assert not diags, f"check still reports on the fixed program:\n{fixed}\n{describe(check_proc)}"
     if not HAS_TORCH:
         pytest.skip("torch is not installed: cannot run the fixed program")
-    (run,) = run_programs(tmp_path, [(target, "plain")])
+    run = runs[name]
     assert run["outcome"] == "ok", f"the fixed program fails under torch:\n{fixed}\n{run['message']}"
