@@ -1,69 +1,26 @@
-"""The child process of `fixinplace verify`: the only place where user code runs and torch is imported.
+"""The child process of `fixinplace verify`: the only place where torch is imported and user code runs.
 
-Protocol: one JSON object on stdin, `{"jobs": [{"id", "path", "original", "patched", "entry", "inputs",
-"devices", "synth", "fallback", "root"}], "memory": bytes or null, "cwd": the caller's working directory}` (paths
-absolute: this process runs in a temporary folder); on stdout one JSON line `{"ready": true, "cuda": bool}` (or
-`{"ready": false, "error": str}`), then per job, in order, `{"job": id, "results": [{"device", "status", "reason",
-"max_abs_diff", "reference"}]}`. Whatever the user code prints goes to stderr, so it cannot corrupt the protocol.
+Protocol: one JSON line on stdin, `{"jobs": [{"id", "path", "original", "patched", "entry", "inputs", "devices",
+"synth", "fallback", "root"}], "memory": bytes or null, "memory_cgroup": bool, "cgroup": path or "", "cwd": the
+caller's working directory}` (paths absolute: this process runs in a temporary folder); on stdout one JSON line
+`{"ready": true}` (or `{"ready": false, "error": str}`), then per job, in order, `{"job": id, "results":
+[{"device", "status", "reason", "max_abs_diff", "reference"}]}` or `{"job": id, "exited": code}` (the user code
+ended its runner), and last `{"done": true}`, after which it waits for stdin to close.
 
-On Linux this process is a *keeper*: a subreaper that forks the worker, which runs the jobs, and runs no user code
-itself; see `fixinplace.verify.runner` for what that guarantees.
+Processes: a keeper (`keeper`), under it the judge (this module's `main`), which imports torch, never loads user
+code, and forks one runner per job (`remote`) for the steps that run user code; the judge compares what they send
+back (`job`). Whatever the user code prints goes to stderr; it never holds the end of stdout.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
+import resource
 import sys
 
-from fixinplace.verify.runner import kill_tree, with_memory_cap
-
-PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
-
-
-def _subreaper() -> bool:
-    """Whether this process is now the subreaper of its descendants (Linux): orphans re-parent to it, not to init."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _keep() -> None:
-    """Fork (Linux): returns in the worker. The keeper stays the subreaper of everything the worker starts (the
-    flag is not inherited), and when the worker ends, kills what is left and exits as the worker did."""
-    if not _subreaper():
-        return
-    worker = os.fork()
-    if worker == 0:
-        return
-    # The keeper holds no end of the parent's pipes: the parent sees them close when the worker dies.
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    while True:
-        pid, status = os.wait()  # also reaps the orphans that re-parent here meanwhile
-        if pid == worker:
-            break
-    kill_tree(os.getpid(), include_root=False)
-    while True:
-        try:
-            os.wait()
-        except ChildProcessError:
-            break
-    code = os.waitstatus_to_exitcode(status)
-    if code < 0:  # die of the worker's signal, so that the parent reports it as before
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(-code, signal.SIG_DFL)
-        os.kill(os.getpid(), -code)
-    os._exit(code & 0xFF)
+from fixinplace.verify.keeper import contain, join_cgroup
+from fixinplace.verify.runner import with_memory_cap
 
 
 def _cap_memory(memory: int | None) -> None:
@@ -71,20 +28,80 @@ def _cap_memory(memory: int | None) -> None:
     if not memory:
         return
     try:
-        import resource
-
         _, hard = resource.getrlimit(resource.RLIMIT_DATA)
         if hard != resource.RLIM_INFINITY:
             memory = min(memory, hard)
         # Hard too, so that the user code cannot lift it. RLIMIT_DATA, not RLIMIT_AS: CUDA reserves (without
         # using) more address space than most machines have memory.
         resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
-    except (ImportError, ValueError, OSError):  # pragma: no cover - not POSIX
+    except (ValueError, OSError):  # pragma: no cover
         pass
 
 
+def _address_space_cap(memory: int | None, by_cgroup: bool):
+    """What a runner does before user code to cap shared mappings too, which RLIMIT_DATA does not count: nothing
+    when a cgroup's memory.max does it, or on a machine with an NVIDIA driver (CUDA reserves huge address space);
+    else RLIMIT_AS at the address space the runner has (torch imported) plus `memory`."""
+    if not memory or by_cgroup or os.path.exists("/dev/nvidiactl"):
+        return None
+
+    def setup() -> None:
+        try:
+            with open("/proc/self/status") as f:
+                size = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+            resource.setrlimit(resource.RLIMIT_AS, (size + memory, size + memory))
+        except (OSError, ValueError, StopIteration):
+            pass
+
+    return setup
+
+
+def _devices(job: dict, cuda) -> list[str]:
+    devices = []
+    for device in job["devices"]:
+        if device == "all":
+            devices.extend(["cpu", "cuda"] if cuda() else ["cpu"])
+        else:
+            devices.append(device)
+    return devices
+
+
+def _failed(reason: str) -> dict:
+    return {"status": "failed", "reason": reason, "max_abs_diff": {"outputs": 0.0, "grads": 0.0},
+            "reference": "original"}
+
+
+def _run_job(job: dict, memory: int | None, runner, cuda) -> dict:
+    """The message for one job, judged here from the steps its runner runs."""
+    from fixinplace.verify import wire
+    from fixinplace.verify.job import verify_job
+    from fixinplace.verify.remote import RunnerDied
+
+    results = []
+    try:
+        devices = _devices(job, cuda)
+    except BaseException as e:
+        devices, results = [], [_failed(f"verification error: {type(e).__name__}: {e}")]
+    for device in devices:
+        try:
+            result = verify_job(job, device, cuda() if device == "cuda" else False, runner.call)
+        except BaseException as e:  # a bug here must still give a result
+            result = _failed(f"verification error: {type(e).__name__}: {e}")
+        if isinstance(runner.failure, RunnerDied):  # whatever was concluded, the user code ended the run
+            return {"job": job["id"], "exited": runner.failure.code}
+        if isinstance(runner.failure, wire.Tampered):
+            result = _failed(f"the user code wrote to verify's results channel ({runner.failure}): not judged")
+        result["reason"] = with_memory_cap(result["reason"], memory)
+        result["device"] = device
+        results.append(result)
+    return {"job": job["id"], "results": results}
+
+
 def main() -> int:
-    _keep()
+    request = json.loads(sys.stdin.buffer.readline())
+    if request.get("cgroup"):
+        join_cgroup(request["cgroup"])
+    contain()
     proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -93,7 +110,6 @@ def main() -> int:
         proto.write(json.dumps(obj) + "\n")
         proto.flush()
 
-    request = json.loads(sys.stdin.read())
     memory = request.get("memory")
     _cap_memory(memory)  # before torch: what it allocates counts too
     # `-m` put the working directory (the temporary one) first on sys.path: the caller's takes its place, so that
@@ -101,42 +117,34 @@ def main() -> int:
     if request.get("cwd") and sys.path and sys.path[0] in ("", os.getcwd()):
         sys.path[0] = request["cwd"]
     try:
-        import torch
+        import torch  # noqa: F401
+        from fixinplace.verify import remote
     except BaseException as e:
         emit({"ready": False, "error": f"cannot import torch: {type(e).__name__}: {e}"})
         return 0
-    cuda = bool(torch.cuda.is_available())
-    emit({"ready": True, "cuda": cuda})
-    from fixinplace.verify.job import verify_job
+    emit({"ready": True})
+    setup = _address_space_cap(memory, bool(request.get("memory_cgroup")))
+    known: list = []
 
     for job in request["jobs"]:
-        devices = []
-        for device in job["devices"]:
-            if device == "all":
-                devices.extend(["cpu", "cuda"] if cuda else ["cpu"])
-            else:
-                devices.append(device)
         folder = os.path.dirname(os.path.abspath(job["path"]))
         # The user's sibling modules import as when run as a script; `MODULE:NAME` factories from the project root.
         added = [f for f in (folder, job.get("root") or "") if f and f not in sys.path]
-        for f in reversed(added):
-            sys.path.insert(0, f)
-        results = []
-        try:
-            for device in devices:
-                try:
-                    result = verify_job(job, device, cuda)
-                except BaseException as e:  # a bug here must still give a result
-                    result = {"status": "failed", "reason": f"verification error: {type(e).__name__}: {e}",
-                              "max_abs_diff": {"outputs": 0.0, "grads": 0.0}, "reference": "original"}
-                result["reason"] = with_memory_cap(result["reason"], memory)
-                result["device"] = device
-                results.append(result)
-        finally:
-            for f in added:
-                if f in sys.path:
-                    sys.path.remove(f)
-        emit({"job": job["id"], "results": results})
+        saved_path = list(sys.path)
+        sys.path[:0] = added
+        with remote.Runner(keep_closed=(proto.fileno(),), setup=setup) as runner:
+
+            def cuda() -> bool:
+                # Asked in a runner: the judge never initialises CUDA, so that its forks can use it.
+                if not known:
+                    known.append(bool(runner.call("cuda_available")))
+                return known[0]
+
+            message = _run_job(job, memory, runner, cuda)
+        sys.path[:] = saved_path
+        emit(message)
+    emit({"done": True})
+    sys.stdin.buffer.read()  # until the parent closes it, having checked that the keeper is alive
     return 0
 
 

@@ -34,8 +34,16 @@ def tolerance(dtype: torch.dtype, device: str) -> tuple[float, float]:
     return rtol, atol
 
 
+# Captured when this module is imported (in the judge, before any user code): a program that replaces
+# `torch.Tensor.clone` or `detach` cannot change the snapshots of its own or the other side's results.
+_TensorBase = torch._C.TensorBase
+_detach, _clone, _cpu = _TensorBase.detach, _TensorBase.clone, _TensorBase.cpu
+_no_subclass_dispatch = torch._C.DisableTorchFunctionSubclass
+
+
 def _snap(t: torch.Tensor) -> torch.Tensor:
-    return t.detach().clone().cpu()
+    with _no_subclass_dispatch():
+        return _cpu(_clone(_detach(t)))
 
 
 def flatten(obj, prefix: str = "result", kind: str = "outputs", out: dict | None = None, depth: int = 0) -> dict:

@@ -5,46 +5,22 @@ reference's gradients with finite differences; fall back to `main()` when synthe
 
 from __future__ import annotations
 
-import contextlib
-
 import torch
 
 from fixinplace.verify.compare import compare
-from fixinplace.verify.inputs import SCALAR_VALUES, find_shapes, one_line, seed_all, synth_call
+from fixinplace.verify.inputs import SCALAR_VALUES, one_line
 from fixinplace.verify.oracles import FD_TOLERANCE
-from fixinplace.verify.reference import (EFFECT, LEAF_ERROR, Side, directional_check, finite_differences,
-                                         load_original, on_device, reference, run_side, saved_tensor_copies)
+from fixinplace.verify.reference import EFFECT, Side, directional_check, reference
 
 
-def _prepare(job: dict, device: str) -> str:
-    """Choose the synthesised input shapes on the original (with private copies of its saved tensors); "" or why
+def _prepare(job: dict, device: str, run) -> str:
+    """Choose the synthesised input shapes on the original (`steps.prepare_shapes`, in the runner); "" or why
     not."""
     if not job.get("synth") or job.get("shapes") is not None:
         return ""
-    try:
-        module, entry = load_original(job, device, "original_shapes")
-    except BaseException as e:
-        return f"the original module cannot be loaded: {one_line(e)}"
-
-    def run(spec: dict, shapes: list) -> None:
-        """Raises the first error when the forward runs neither with private copies of its saved tensors, nor as
-        it is (code that refuses saved-tensor hooks), nor under no_grad (a leaf written in place: the hazard)."""
-        first = None
-        for wrap in (saved_tensor_copies, contextlib.nullcontext, torch.no_grad):
-            try:
-                with wrap():
-                    args = synth_call(module, spec, shapes).args
-                    seed_all()
-                    entry(*args)
-                return
-            except Exception as e:
-                first = first or e
-                if wrap is contextlib.nullcontext and LEAF_ERROR not in str(e) and "view of a leaf" not in str(e):
-                    break
-        raise first
-
-    with on_device(device):
-        shapes, dtype, why = find_shapes(module, job["synth"], run)
+    shapes, dtype, why = run("prepare_shapes", job, device)
+    if shapes is None and why.startswith("the original module cannot be loaded"):
+        return why
     job["shapes"] = shapes
     job["synth"] = dict(job["synth"], dtype=dtype or "float64")
     return why
@@ -61,14 +37,14 @@ def _effects_reason(why: str) -> str:
     return f"the fix changes behaviour: {what} is left different from what the original leaves ({rest})"
 
 
-def _cross_check(job: dict, device: str, ref: Side, label: str) -> tuple[bool, str]:
+def _cross_check(job: dict, device: str, ref: Side, label: str, run) -> tuple[bool, str]:
     """(agrees, note): the reference's gradients against central finite differences, when they can be taken."""
     if label == "finite_differences" or not ref.leaves or not (job.get("inputs") or job.get("synth")):
         return True, ""
-    fd = finite_differences(job, device, ref.mask)
+    fd = run("finite_differences", job, device, ref.mask)
     if not fd.ok and "input elements" in fd.error:  # too many for every element: a few random directions
         try:
-            agrees, note = directional_check(job, device, ref)
+            agrees, note = directional_check(job, device, ref, run)
         except BaseException as e:
             return True, f"gradients not cross-checked by finite differences ({one_line(e)})"
         if agrees:
@@ -143,28 +119,29 @@ def _blank() -> dict:
             "reference": "original"}
 
 
-def verify_job(job: dict, device: str, cuda_available: bool) -> dict:
-    """One result (status, reason, max_abs_diff, reference) for a job on one device.
+def verify_job(job: dict, device: str, cuda_available: bool, run) -> dict:
+    """One result (status, reason, max_abs_diff, reference) for a job on one device; `run(step, *args)` runs a
+    step that runs user code (`fixinplace.verify.steps`, in the job's runner), everything else runs here.
 
     A job on synthesised inputs that gives no proof (no shapes found, or skipped) falls back to the job's
     `fallback` entry (a zero-argument `main`) when it has one."""
     if device == "cuda" and not cuda_available:
         return dict(_blank(), reason="CUDA is not available on this machine (torch.cuda.is_available() is False)")
-    why = _prepare(job, device)
-    result = None if why else _verify(job, device)
+    why = _prepare(job, device, run)
+    result = None if why else _verify(job, device, run)
     if job.get("fallback") and (result is None or result["status"] == "skipped"):
         first = f"no synthesised inputs: {why}" if why else f"on synthesised inputs: {result['reason']}"
         out = verify_job(dict(job, entry=job["fallback"], synth=None, inputs="", fallback=""), device,
-                         cuda_available)
+                         cuda_available, run)
         out["reason"] = "; ".join(x for x in (f"through {job['fallback']}() ({first})", out["reason"]) if x)
         return out
     return result if result is not None else dict(_blank(), reason=f"no inputs: {why}")
 
 
-def _verify(job: dict, device: str) -> dict:
+def _verify(job: dict, device: str, run) -> dict:
     result = _blank()
-    patched = run_side(job["patched"], job, device, "patched")
-    ref, label, note = reference(job, device)
+    patched = run("run_side", job["patched"], job, device, "patched")
+    ref, label, note = reference(job, device, run)
     result["reference"] = label
     if not patched.ok:
         if ref is None and patched.stage == "import":
@@ -204,7 +181,7 @@ def _verify(job: dict, device: str) -> dict:
     if not ok and effects_ok and _only_gradients_differ(ref_rest, new_rest, device):
         # The fix's gradients differ from the reference's: before calling the fix wrong, ask whether the reference
         # itself is right. When finite differences disagree with it, nothing is proved either way.
-        agrees, check = _cross_check(job, device, ref, label)
+        agrees, check = _cross_check(job, device, ref, label, run)
         if not agrees:
             result["reason"] = "; ".join(x for x in (
                 f"not proved: the oracles disagree: the fix's gradients differ from the reference's ({why}), and "
@@ -224,7 +201,7 @@ def _verify(job: dict, device: str) -> dict:
             f"nothing to compare: {job['entry']}() returned {_what(ref.entries)} and left no argument, parameter "
             f"or buffer the verifier can see", note, shapes) if x)
         return result
-    agrees, check = _cross_check(job, device, ref, label)
+    agrees, check = _cross_check(job, device, ref, label, run)
     grads = [v for k, v in _split(ref.entries, "grads")[0].items() if isinstance(v[1], torch.Tensor)]
     if ref.leaves and not any(bool((g != 0).any()) for _, g in grads):
         check = "; ".join(x for x in (check, "weak: every gradient is zero on these inputs") if x)

@@ -250,25 +250,22 @@ def finite_differences(job: dict, device: str, mask: list | None) -> Side:
     return side
 
 
-def directional_check(job: dict, device: str, ref: Side, directions: int = DIRECTIONS) -> tuple[bool, str]:
-    """(agrees, note or why not): for each of `directions` random directions v over all leaves, the central
-    difference of the original's summed outputs (under no_grad, fresh inputs) against the reference's gradients
-    dotted with v. 2 forward calls per direction, whatever the number of inputs."""
+def directional_differences(job: dict, device: str, mask: list | None, reached: list[str],
+                             directions: int = DIRECTIONS):
+    """([leaf label], [directions: [one tensor per leaf]], [central difference along each]): the original's summed
+    outputs (under no_grad, fresh inputs) differentiated along `directions` random directions over the leaves
+    labelled in `reached` (the others are not moved); 2 forward calls per direction, whatever the number of
+    inputs. Runs user code (a runner's step)."""
     module, entry = load_original(job, device, "original_fd_directions")
     with on_device(device), torch.no_grad():
         call = build_call(module, job)
         if any(t.dtype != torch.float64 for _, t in call.leaves):
             raise ValueError("inputs are not all float64")
-        grads, reached = [], []
-        for label, t in call.leaves:
-            g = ref.entries.get(f"{label}.grad", (None, None))[1]
-            reached.append(isinstance(g, torch.Tensor))  # (an input autograd does not reach is not moved)
-            grads.append(g.to(torch.float64) if isinstance(g, torch.Tensor) else torch.zeros(t.shape, dtype=torch.float64))
         generator = torch.Generator().manual_seed(DIRECTION_SEED)
-        worst = 0.0
+        all_vs, numerics = [], []
         for _ in range(directions):
-            vs = [torch.randn(t.shape, generator=generator, dtype=torch.float64) * float(moved)
-                  for (_, t), moved in zip(call.leaves, reached)]
+            vs = [torch.randn(t.shape, generator=generator, dtype=torch.float64) * float(label in reached)
+                  for label, t in call.leaves]
 
             def along(h: float) -> float:
                 def perturb(j: int, leaf: torch.Tensor) -> None:
@@ -276,17 +273,31 @@ def directional_check(job: dict, device: str, ref: Side, directions: int = DIREC
 
                 c = build_call(module, job, perturb)
                 seed_all()
-                return summed(entry(*c.args), ref.mask)
+                return summed(entry(*c.args), mask)
 
-            numeric = (along(FD_STEP) - along(-FD_STEP)) / (2 * FD_STEP)
-            analytic = float(sum((g * v).sum() for g, v in zip(grads, vs)))
-            diff = abs(numeric - analytic)
-            worst = max(worst, diff)
-            if diff > FD_TOLERANCE[0] * abs(analytic) + FD_TOLERANCE[1] * (1 + math.sqrt(sum(v.numel() for v in vs))):
-                return False, (f"along a random direction: central difference {numeric:.6g}, reference gradient "
-                               f"{analytic:.6g}")
-    return True, (f"gradients cross-checked by central finite differences along {directions} random directions "
-                  f"({2 * directions} forward calls, max abs diff {worst:.1e})")
+            all_vs.append(vs)
+            numerics.append((along(FD_STEP) - along(-FD_STEP)) / (2 * FD_STEP))
+    return [label for label, _ in call.leaves], all_vs, numerics
+
+
+def directional_check(job: dict, device: str, ref: Side, run) -> tuple[bool, str]:
+    """(agrees, note or why not): for each of DIRECTIONS random directions v over all leaves, the central difference
+    of the original's summed outputs (`directional_differences`, run by `run`) against the reference's gradients
+    dotted with v. An input autograd does not reach is not moved."""
+    reached = [k.removesuffix(".grad") for k, (kind, g) in ref.entries.items()
+               if kind == "grads" and isinstance(g, torch.Tensor)]
+    labels, all_vs, numerics = run("directional_differences", job, device, ref.mask, reached)
+    grads = [ref.entries.get(f"{label}.grad", (None, None))[1] for label in labels]
+    worst = 0.0
+    for vs, numeric in zip(all_vs, numerics):
+        analytic = float(sum((g.to(torch.float64) * v).sum() for g, v in zip(grads, vs) if isinstance(g, torch.Tensor)))
+        diff = abs(numeric - analytic)
+        worst = max(worst, diff)
+        if diff > FD_TOLERANCE[0] * abs(analytic) + FD_TOLERANCE[1] * (1 + math.sqrt(sum(v.numel() for v in vs))):
+            return False, (f"along a random direction: central difference {numeric:.6g}, reference gradient "
+                           f"{analytic:.6g}")
+    return True, (f"gradients cross-checked by central finite differences along {len(numerics)} random directions "
+                  f"({2 * len(numerics)} forward calls, max abs diff {worst:.1e})")
 
 
 def _tried(tried: list) -> str:
@@ -297,13 +308,14 @@ def _tried(tried: list) -> str:
     return "; ".join(f"{', '.join(whats)}: {error}" for error, whats in by_error.items())
 
 
-def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
-    """(reference side or None, reference label, note or reason-for-skipping)."""
+def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
+    """(reference side or None, reference label, note or reason-for-skipping); `run(step, *args)` runs a step that
+    runs user code (`fixinplace.verify.steps`, in the job's runner)."""
     original = job["original"]
-    plain = run_side(original, job, device, "original")
+    plain = run("run_side", original, job, device, "original")
     if plain.stage == "import":
         return None, "original", f"the original module cannot be loaded: {plain.error}"
-    copies = run_side(original, job, device, "original_saved_copies", "saved_copies")
+    copies = run("run_side", original, job, device, "original_saved_copies", "saved_copies")
     if plain.ok:
         if copies.ok:
             same, why, _ = compare(plain.entries, copies.entries, device)
@@ -316,18 +328,18 @@ def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
     tried = [("with private copies of its saved tensors", _short(copies.error))]
     mutation = copies
     if not copies.leaf_error:  # code that refuses saved-tensor hooks (`disable_saved_tensors_hooks`)
-        mutation = run_side(original, job, device, "original_allow_mutation", "allow_mutation")
+        mutation = run("run_side", original, job, device, "original_allow_mutation", "allow_mutation")
         if mutation.ok:
             return mutation, "allow_mutation_on_saved_tensors", f"the original raises: {_short(plain.error)}"
         tried.append(("allow_mutation_on_saved_tensors", _short(mutation.error)))
     has_inputs = bool(job.get("inputs") or job.get("synth"))
     if plain.leaf_error or mutation.leaf_error:
         if has_inputs:
-            cloned = run_side(original, job, device, "original_cloned", "clone_leaves")
+            cloned = run("run_side", original, job, device, "original_cloned", "clone_leaves")
             if cloned.ok:
                 return cloned, "original", "the original writes a leaf input: run on clones of its leaf inputs"
             tried.append(("on clones of its leaf inputs", _short(cloned.error)))
-        updates = run_side(original, job, device, "original_leaf_updates", "leaf_updates")
+        updates = run("run_side", original, job, device, "original_leaf_updates", "leaf_updates")
         if updates.ok:
             return updates, "original", (
                 "the original writes in place, in grad mode, leaf tensors that require grad and that are not its "
@@ -335,11 +347,11 @@ def reference(job: dict, device: str) -> tuple[Side | None, str, str]:
                 "read as updates of state")
         tried.append(("with writes to its own leaves under no_grad", _short(updates.error)))
     if has_inputs:
-        functional = run_side(original, job, device, "original_functionalize", "functionalize")
+        functional = run("run_side", original, job, device, "original_functionalize", "functionalize")
         if functional.ok:
             return functional, "functionalize", f"the original raises: {_short(plain.error)}"
         tried.append(("functionalize", _short(functional.error)))
-        fd = finite_differences(job, device, None)
+        fd = run("finite_differences", job, device, None)
         if fd.ok:
             return fd, "finite_differences", (
                 f"the original raises: {_short(plain.error)}; reference: its outputs under no_grad and gradients by "

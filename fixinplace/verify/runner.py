@@ -31,6 +31,10 @@ import tempfile
 import threading
 import time
 
+from fixinplace.verify import cgroup
+from fixinplace.verify.capture import Capped
+from fixinplace.verify.tree import kill_tree
+
 DEFAULT_TIMEOUT = 60.0
 STARTUP_GRACE = 120.0  # importing torch (cold caches) is not the user's code: it gets its own allowance
 MIN_MEMORY = 512 * 2**20  # importing torch alone takes about 300 MiB
@@ -85,12 +89,6 @@ def _child_env() -> dict:
     return env
 
 
-def _reader(stream, lines: "queue.Queue[str | None]") -> None:
-    for line in stream:
-        lines.put(line)
-    lines.put(None)
-
-
 def run_jobs(jobs: list[dict], timeout: float = DEFAULT_TIMEOUT, memory: int | None = DEFAULT_MEMORY) -> dict:
     """{job id: [result per device]} for every job (never raises for what the user code does); `memory`: the cap on
     each user process's private memory in bytes (None: no cap)."""
@@ -109,30 +107,36 @@ def run_jobs(jobs: list[dict], timeout: float = DEFAULT_TIMEOUT, memory: int | N
     return results
 
 
+KEEPER_KILLED = ("the user code killed verify's keeper process, so processes it started may have outlived the run: "
+                 "no result of this run can be trusted")
+
+
 def _run_batch(jobs: list[dict], timeout: float, memory: int | None, results: dict) -> bool:
     """Run `jobs` in one child until they are done or one fails hard; False when the child gave nothing."""
     workdir = tempfile.mkdtemp(prefix="fixinplace-verify-")
+    group = cgroup.create(memory)
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "fixinplace.verify.child"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", errors="replace", env=_child_env(), cwd=workdir,
-            start_new_session=True,
+            env=_child_env(), cwd=workdir, start_new_session=True,
         )
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
+        if group:
+            group.kill()
         raise
-    lines: "queue.Queue[str | None]" = queue.Queue()
-    errors: list[str] = []
-    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
-    stderr_reader = threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True)
-    stderr_reader.start()
+    lines: "queue.Queue[bytes | None]" = queue.Queue()
+    threading.Thread(target=_lines, args=(proc.stdout, lines), daemon=True).start()
+    errors = Capped(proc.stderr)  # the user code's prints: only a bounded head and tail are kept
     try:
-        proc.stdin.write(json.dumps({"jobs": jobs, "memory": memory, "cwd": os.getcwd()}))
-        proc.stdin.close()
+        request = {"jobs": jobs, "memory": memory, "cwd": os.getcwd(), "cgroup": group.path if group else "",
+                   "memory_cgroup": bool(group and group.memory)}
+        proc.stdin.write(json.dumps(request).encode() + b"\n")
+        proc.stdin.flush()  # left open: the child waits for it to close once it is done
     except (BrokenPipeError, OSError):
         pass
-    progressed = False
+    batch: list = []  # the ids this child gave results for: void if its keeper is found dead at the end
     index = 0
     ready = False
     try:
@@ -149,17 +153,12 @@ def _run_batch(jobs: list[dict], timeout: float, memory: int | None, results: di
                 results[job["id"]] = _device_rows(
                     job, "failed", f"timed out after {timeout:g} s (the user code hangs or is too slow; --timeout)")
                 return True
-            if line is None:  # the child died (a crash in user code, os._exit, a signal)
+            if line is None:  # the child died (a signal, or the user code killed it)
                 try:
                     proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:  # pragma: no cover - killed below
                     pass
-                stderr_reader.join(timeout=2)  # its last lines say why
-                tail = "".join(errors[-20:]).strip().splitlines()
-                why = f"the verification process exited with code {proc.returncode}"
-                if tail:
-                    why += f": {tail[-1][:200]}"
-                why = with_memory_cap(why, memory, clue="\n".join(tail))
+                why = _died(f"the verification process exited with code {proc.returncode}", errors, memory, group)
                 if not ready:
                     for j in jobs[index:]:
                         results[j["id"]] = _device_rows(j, "failed", why)
@@ -179,17 +178,53 @@ def _run_batch(jobs: list[dict], timeout: float, memory: int | None, results: di
                     return True
                 continue
             if message.get("job") == job["id"]:
-                results[job["id"]] = message["results"]
+                if "exited" in message:  # the user code ended its runner; the child goes on with the next job
+                    why = _died(f"the verification process exited with code {message['exited']}", errors, memory,
+                                group)
+                    results[job["id"]] = _device_rows(job, "failed", why + " while running this code")
+                else:
+                    results[job["id"]] = message["results"]
+                batch.append(job["id"])
                 index += 1
-                progressed = True
-        return progressed
+        try:
+            done = lines.get(timeout=10) or b""
+        except queue.Empty:
+            done = b""
+        # The keeper runs no user code and outlives the worker: dead now, it was killed from inside.
+        if b'"done"' not in done or proc.poll() is not None:
+            for job_id in batch:
+                results[job_id] = [dict(r, status="failed", reason=KEEPER_KILLED) for r in results[job_id]]
+        return bool(batch)
     finally:
-        _stop(proc)
+        _stop(proc, group)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    """Kill the child and every process under it, then reap the child."""
+def _lines(stream, lines: "queue.Queue[bytes | None]") -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def _died(why: str, errors: Capped, memory: int | None, group) -> str:
+    """Why a process ended, with the last line it printed and what the memory cap did."""
+    errors.join(timeout=0.5)  # its last lines say why
+    tail = errors.text().strip().splitlines()
+    if tail:
+        why += f": {tail[-1][:200]}"
+    if group is not None and group.out_of_memory():
+        tail.append("MemoryError: the cgroup's memory.max was reached")
+    return with_memory_cap(why, memory, clue="\n".join(tail[-20:]))
+
+
+def _stop(proc: subprocess.Popen, group) -> None:
+    """Kill the child and every process under it (its cgroup, when it has one), then reap the child."""
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+    if group is not None:
+        group.kill()
     if proc.poll() is None:
         kill_tree(proc.pid)
         try:
@@ -200,66 +235,3 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:  # pragma: no cover
         pass
-
-
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, parent pid) of a process, from /proc; None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()  # the name before `)` may hold spaces
-    except (OSError, IndexError):
-        return None
-    return fields[0].decode(), int(fields[1])
-
-
-def _descendants(root: int) -> set[int]:
-    """Every process below `root` (Linux: from /proc; elsewhere none)."""
-    try:
-        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return set()
-    children: dict[int, list[int]] = {}
-    for pid in pids:
-        stat = _stat(pid)
-        if stat:
-            children.setdefault(stat[1], []).append(pid)
-    found: set[int] = set()
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _signal(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def kill_tree(root: int, include_root: bool = True) -> None:
-    """SIGKILL every process below `root`, and `root` unless `include_root` is false (Linux; elsewhere nothing)."""
-    if not os.path.isdir("/proc/self"):
-        return
-    # Each process is stopped first, so that none can start another (or reparent it) while the tree is read; the
-    # tree is final once a read finds nothing new after every process found before it had stopped.
-    stopped: set[int] = set()
-    if include_root:
-        _signal(root, signal.SIGSTOP)
-        stopped.add(root)
-    deadline = time.monotonic() + 2.0
-    while True:
-        settled = all((_stat(pid) or ("X", 0))[0] in "TtZXx" for pid in stopped)
-        new = _descendants(root) - stopped
-        for pid in new:
-            _signal(pid, signal.SIGSTOP)
-        stopped |= new
-        if (settled and not new) or time.monotonic() > deadline:  # past it: something sits in the kernel
-            break
-        if not new:
-            time.sleep(0.005)
-    for pid in stopped:
-        _signal(pid, signal.SIGKILL)
