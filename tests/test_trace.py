@@ -316,3 +316,15 @@ def test_user_frame_on_a_stack_shallower_than_asked():
     thread.start()
     thread.join()
     assert found == [None]
+
+
+def test_a_thread_that_dies_of_the_inplace_error_is_reported(tmp_path):
+    """A background thread dies of autograd's in-place error while the main thread exits 0: the report says so
+    (it used to say "no hazard found"), and the exit status is 1."""
+    proc = cli("trace", str(PROGRAMS / "thread.py"), cwd=tmp_path)
+    assert "no hazard found" not in proc.stderr, proc.stderr
+    assert "thread 'worker' died" in proc.stderr and "in-place error" in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    proc, report = trace_json(tmp_path, str(PROGRAMS / "thread.py"))
+    assert [e["thread"] for e in report["thread_errors"]] == ["worker"], report
+    assert report["thread_errors"][0]["inplace_autograd_error"] is True and proc.returncode == 1

@@ -52,8 +52,22 @@ def _finding_text(f: Finding) -> List[str]:
     return lines
 
 
-def render_text(findings: List[Finding]) -> str:
-    """The findings for people: each write with its source line, the save, the tensor, the backward, the fix."""
+def _thread_text(errors: list) -> List[str]:
+    out = []
+    for e in errors:
+        where = f" at {e.path}:{e.line}" if e.path else ""
+        what = (" (autograd's in-place error: a hazard in a thread the tracer does not watch; trace that thread's "
+                "work with `with fixinplace.trace():` inside it, or run it in the main thread)" if e.inplace else "")
+        out.append(f"fixinplace trace: thread {e.thread!r} died{where}: {e.error}{what}")
+    return out
+
+
+def render_text(findings: List[Finding], thread_errors: list = ()) -> str:
+    """The findings for people: each write with its source line, the save, the tensor, the backward, the fix;
+    then the errors that ended other threads."""
+    if thread_errors:
+        return render_text(findings).replace("fixinplace trace: no hazard found.\n", "") + "\n".join(
+            _thread_text(thread_errors)) + "\n"
     if not findings:
         return "fixinplace trace: no hazard found.\n"
     n = sum(not f.latent for f in findings)
@@ -67,15 +81,22 @@ def render_text(findings: List[Finding]) -> str:
     return "\n".join(out)
 
 
-def render_json(findings: List[Finding]) -> str:
-    """{"findings": [...]} (one object per finding, see `Finding.to_json`)."""
-    return json.dumps({"findings": [f.to_json() for f in findings]}, indent=2) + "\n"
+def render_json(findings: List[Finding], thread_errors: list = ()) -> str:
+    """{"findings": [...]} (one object per finding, see `Finding.to_json`), and "thread_errors" when a thread of
+    the program died of an exception."""
+    data: dict = {"findings": [f.to_json() for f in findings]}
+    if thread_errors:
+        data["thread_errors"] = [e.to_json() for e in thread_errors]
+    return json.dumps(data, indent=2) + "\n"
 
 
-def render(findings: List[Finding], output_format: str = "text", fixes: bool = True) -> str:
-    """The report in `output_format` ("text" or "json"), with the static fixes attached where there are some."""
+def render(findings: List[Finding], output_format: str = "text", fixes: bool = True, thread_errors: list = ()) -> str:
+    """The report in `output_format` ("text" or "json"), with the static fixes attached where there are some, and
+    the errors that ended the program's other threads (`fixinplace.trace.threads`)."""
     if fixes:
         from fixinplace.trace.fixes import attach_fixes
 
         attach_fixes(findings)
-    return render_json(findings) if output_format == "json" else render_text(findings)
+    if output_format == "json":
+        return render_json(findings, thread_errors)
+    return render_text(findings, thread_errors)

@@ -125,12 +125,14 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
                output_file: Optional[str] = None) -> int:
     """Run the program under the tracer, print (or write) the report, then the program's traceback if it died.
 
-    Returns the exit status: the program's own, or 1 when it exited 0 and a hazard was found, or 2 when it exited 0
+    Returns the exit status: the program's own, or 1 when it exited 0 and a hazard was found (or a thread of it
+    died of autograd's in-place error), or 2 when it exited 0
     and the report could not be written to `output_file` (it then goes to stderr, after a one-line error). Raises
     `TargetError` when the script or module does not exist (nothing has run then).
     """
     from fixinplace.trace.findings import affected_run
     from fixinplace.trace.report import render
+    from fixinplace.trace.threads import ThreadErrors
     from fixinplace.trace.tracer import Tracer
 
     own_path = list(sys.path)
@@ -141,9 +143,10 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
         sys.path[:] = own_path
         raise
     tracer = Tracer()
+    threads = ThreadErrors()  # the tracer's hooks are per thread: at least see what ends the others
     failure: Optional[BaseException] = None
     try:
-        with tracer:
+        with threads, tracer:
             _run(target, args, module)
         code = 0
     except SystemExit as e:
@@ -157,7 +160,7 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
     except (OSError, ValueError):
         pass
     sys.path[:] = own_path  # the report imports fixinplace's own modules (the static fixes)
-    report = render(tracer.findings, output_format)
+    report = render(tracer.findings, output_format, thread_errors=threads.errors)
     unwritable = False
     if output_file:
         try:
@@ -170,7 +173,7 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
     if failure is not None:
         print_program_error(failure)
     sys.stderr.flush()
-    if code == 0 and affected_run(tracer.findings):
+    if code == 0 and (affected_run(tracer.findings) or any(e.inplace for e in threads.errors)):
         code = 1
     if code == 0 and unwritable:
         code = 2
