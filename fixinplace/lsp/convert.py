@@ -1,7 +1,8 @@
 """fixinplace diagnostics -> lsprotocol types.
 
-Our lines and columns are 1-based and columns count characters (code points); LSP positions are 0-based and, by
-default, count UTF-16 code units. The conversion is done per line, on the text the diagnostic was computed from.
+Our lines and columns are 1-based and columns count characters (code points); LSP positions are 0-based and count
+code units of the encoding negotiated at `initialize` (UTF-16 unless the client offers another: UTF-8 or UTF-32).
+The conversion is done per line, on the text the diagnostic was computed from.
 """
 
 from __future__ import annotations
@@ -28,29 +29,61 @@ def text_lines(text: str) -> list[str]:
     return line_texts(text) or [""]
 
 
+UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"  # LSP's PositionEncodingKind values
+
+
+def units(text: str, encoding: str = UTF16) -> int:
+    """How many code units of `encoding` (an LSP position encoding; UTF-16 when unknown) `text` takes."""
+    if encoding == UTF32:
+        return len(text)
+    if text.isascii():
+        return len(text)
+    # surrogatepass: a lone surrogate (JSON can carry one) still counts, as the editor counts it
+    if encoding == UTF8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 def utf16_len(text: str) -> int:
     """How many UTF-16 code units `text` takes."""
-    return len(text.encode("utf-16-le")) // 2
+    return units(text, UTF16)
 
 
-def to_position(lines: Sequence[str], line: int, column: int) -> types.Position:
+def _char_units(char: str, encoding: str) -> int:
+    if encoding == UTF32:
+        return 1
+    code = ord(char)
+    if encoding == UTF8:
+        return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+    return 2 if code > 0xFFFF else 1
+
+
+def column_at(text: str, count: int, encoding: str = UTF16) -> int:
+    """The 0-based character index in `text` at `count` code units of `encoding` (a count inside a character
+    is taken to its end; past the text, its length)."""
+    if encoding == UTF32 or text.isascii():
+        return min(max(count, 0), len(text))
+    used, column = 0, 0
+    while column < len(text) and used < count:
+        used += _char_units(text[column], encoding)
+        column += 1
+    return column
+
+
+def to_position(lines: Sequence[str], line: int, column: int, encoding: str = UTF16) -> types.Position:
     """An LSP position from a 1-based line and a 1-based character column (clamped to the document)."""
     index = max(0, line - 1)
     if index >= len(lines):
-        return types.Position(line=max(0, len(lines) - 1), character=utf16_len(lines[-1]) if lines else 0)
+        return types.Position(line=max(0, len(lines) - 1), character=units(lines[-1], encoding) if lines else 0)
     text = lines[index]
-    return types.Position(line=index, character=utf16_len(text[: max(0, column - 1)]))
+    return types.Position(line=index, character=units(text[: max(0, column - 1)], encoding))
 
 
-def to_character(lines: Sequence[str], position: types.Position) -> tuple[int, int]:
-    """A 1-based (line, character column) from an LSP position (UTF-16 units)."""
+def to_character(lines: Sequence[str], position: types.Position, encoding: str = UTF16) -> tuple[int, int]:
+    """A 1-based (line, character column) from an LSP position (code units of `encoding`)."""
     if position.line >= len(lines):
         return position.line + 1, 1
-    text, units, column = lines[position.line], 0, 0
-    while column < len(text) and units < position.character:
-        units += 2 if ord(text[column]) > 0xFFFF else 1
-        column += 1
-    return position.line + 1, column + 1
+    return position.line + 1, column_at(lines[position.line], position.character, encoding) + 1
 
 
 def to_range(lines: Sequence[str], d: Diagnostic) -> types.Range:
@@ -62,9 +95,10 @@ class Layout:
     """Where the lines of an analysed text stand in the editor: one text document at `uri` (this class), or the
     cells of a notebook (`fixinplace.lsp.notebooks.CellLayout`, which maps lines to cells and back)."""
 
-    def __init__(self, uri: str, lines: Sequence[str]) -> None:
+    def __init__(self, uri: str, lines: Sequence[str], encoding: str = UTF16) -> None:
         self.uri = uri
         self.lines = list(lines) or [""]  # the analysed text's lines (what columns are measured on)
+        self.encoding = encoding  # what the positions sent and read count (negotiated at `initialize`)
 
     def admits(self, new_text: str) -> bool:
         """Whether a rewrite of the analysed text can be sent as edits (a notebook's must stay in its cells)."""
@@ -92,7 +126,7 @@ class Layout:
 
     def position(self, line: int, column: int) -> tuple[str, types.Position]:
         """The document and LSP position of a 1-based line and character column of the analysed text."""
-        at = to_position(self.lines, line, column)
+        at = to_position(self.lines, line, column, self.encoding)
         uri, index = self.place(at.line)
         return uri, types.Position(line=index, character=at.character)
 
@@ -101,7 +135,9 @@ class Layout:
         uri, start = self.position(line, column)
         end_uri, end = self.position(end_line, end_column)
         if end_uri != uri or (end.line, end.character) < (start.line, start.character):
-            end = types.Position(line=start.line, character=utf16_len(self.lines[min(line, len(self.lines)) - 1]))
+            # (the start's line is the analysed line `line`, clamped as `to_position` clamps it)
+            end = types.Position(line=start.line,
+                                 character=units(self.lines[min(max(line, 1), len(self.lines)) - 1], self.encoding))
         return types.Location(uri=uri, range=types.Range(start=start, end=end))
 
     def analysed(self, uri: str, position: types.Position) -> tuple[int, int] | None:
@@ -109,13 +145,13 @@ class Layout:
         index = self.line_of(uri, position.line)
         if index is None:
             return None
-        return to_character(self.lines, types.Position(line=index, character=position.character))
+        return to_character(self.lines, types.Position(line=index, character=position.character), self.encoding)
 
     def line_edit(self, line: int, new_line: str) -> dict[str, list[types.TextEdit]]:
         """The edit that gives the analysed text's 1-based `line` the text `new_line` (its line ending kept)."""
         uri, index = self.place(line - 1)
         old = self.lines[line - 1]
-        end = types.Position(line=index, character=utf16_len(old))
+        end = types.Position(line=index, character=units(old.rstrip("\r\n"), self.encoding))
         return {uri: [types.TextEdit(range=types.Range(start=types.Position(line=index, character=0), end=end),
                                      new_text=new_line.rstrip("\r\n"))]}
 
@@ -124,7 +160,7 @@ class Layout:
         be made in the documents)."""
         from fixinplace.lsp.edits import minimal_edits
 
-        return {self.uri: minimal_edits(old, new)}
+        return {self.uri: minimal_edits(old, new, self.encoding)}
 
 
 def to_lsp(d: Diagnostic, lines: Sequence[str] | Layout, uri: str = "") -> types.Diagnostic:

@@ -7,10 +7,10 @@ import difflib
 from lsprotocol import types
 
 from fixinplace.lines import split_lines
-from fixinplace.lsp.convert import utf16_len
+from fixinplace.lsp.convert import UTF16, column_at, units
 
 
-def _line_start(lines: list[str], index: int) -> types.Position:
+def _line_start(lines: list[str], index: int, encoding: str = UTF16) -> types.Position:
     """The position where line `index` starts; past the last line: the end of the document."""
     if index < len(lines):
         return types.Position(line=index, character=0)
@@ -19,37 +19,37 @@ def _line_start(lines: list[str], index: int) -> types.Position:
     last = lines[-1]
     if last.endswith(("\n", "\r")):
         return types.Position(line=len(lines), character=0)
-    return types.Position(line=len(lines) - 1, character=utf16_len(last))
+    return types.Position(line=len(lines) - 1, character=units(last, encoding))
 
 
-def minimal_edits(old: str, new: str) -> list[types.TextEdit]:
-    """TextEdits that turn `old` into `new`, one per changed block of lines (difflib opcodes on lines)."""
+def minimal_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit]:
+    """TextEdits that turn `old` into `new`, one per changed block of lines (difflib opcodes on lines), their
+    positions in code units of `encoding`."""
     a, b = split_lines(old), split_lines(new)
     edits = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
         edits.append(
-            types.TextEdit(range=types.Range(start=_line_start(a, i1), end=_line_start(a, i2)), new_text="".join(b[j1:j2]))
+            types.TextEdit(range=types.Range(start=_line_start(a, i1, encoding), end=_line_start(a, i2, encoding)),
+                           new_text="".join(b[j1:j2]))
         )
     return edits
 
 
-def _offset(text: str, position: types.Position) -> int:
+def _offset(text: str, position: types.Position, encoding: str) -> int:
     lines = split_lines(text)
     if position.line >= len(lines):
         return len(text)
     start = sum(len(line) for line in lines[: position.line])
-    line, units, column = lines[position.line], 0, 0
-    while column < len(line) and units < position.character:
-        units += 2 if ord(line[column]) > 0xFFFF else 1
-        column += 1
-    return start + column
+    return start + column_at(lines[position.line].rstrip("\r\n"), position.character, encoding)
 
 
-def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
-    """Apply non-overlapping TextEdits (as a client would): from the last to the first."""
-    spans = sorted(((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits), reverse=True)
+def apply_edits(text: str, edits: list[types.TextEdit], encoding: str = UTF16) -> str:
+    """Apply non-overlapping TextEdits (as a client would, their positions in code units of `encoding`): from the
+    last to the first."""
+    spans = sorted(((_offset(text, e.range.start, encoding), _offset(text, e.range.end, encoding), e.new_text)
+                    for e in edits), reverse=True)
     for start, end, new_text in spans:
         text = text[:start] + new_text + text[end:]
     return text

@@ -11,7 +11,7 @@ from typing import Callable
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
-from fixinplace.lsp.convert import Layout, text_lines
+from fixinplace.lsp.convert import UTF16, Layout, text_lines
 from fixinplace.lsp.edits import minimal_edits
 from fixinplace.notebook import CellSplitError, cell_lines_in, join_cells
 
@@ -26,12 +26,13 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
 class CellLayout(Layout):
     """The lines of a notebook's joined code cells, each in its cell's document."""
 
-    def __init__(self, uris: list[str], sources: list[str], numbers: list[int] | None = None) -> None:
+    def __init__(self, uris: list[str], sources: list[str], numbers: list[int] | None = None,
+                 encoding: str = UTF16) -> None:
         self.cells = uris  # the code cells' document URIs, in notebook order
         self.sources = sources  # their texts
         self.numbers = numbers or list(range(1, len(uris) + 1))  # their 1-based numbers among all the cells
         self.joined = join_cells(sources)
-        super().__init__(uris[0] if uris else "", text_lines(self.joined.text))
+        super().__init__(uris[0] if uris else "", text_lines(self.joined.text), encoding)
 
     @property
     def text(self) -> str:
@@ -77,14 +78,17 @@ class CellLayout(Layout):
         changes = {}
         for uri, before, after in zip(self.cells, self.sources, sources):
             if after != before:
-                changes[uri] = minimal_edits(before, after)
+                changes[uri] = minimal_edits(before, after, self.encoding)
         return changes
 
 
-def notebook_source(notebook: types.NotebookDocument, cell: Callable[[str], TextDocument]) -> tuple[str, CellLayout]:
-    """The joined text of a notebook's Python code cells (`cell(uri)`: a cell's document), and its layout."""
+def notebook_source(notebook: types.NotebookDocument, cell: Callable[[str], TextDocument],
+                    encoding: str = UTF16) -> tuple[str, CellLayout]:
+    """The joined text of a notebook's Python code cells (`cell(uri)`: a cell's document), and its layout (its
+    positions in code units of `encoding`)."""
     code = [(number, cell(c.document)) for number, c in enumerate(notebook.cells, 1)
             if c.kind == types.NotebookCellKind.Code]
     code = [(number, d) for number, d in code if d.language_id in (None, "", "python")]
-    layout = CellLayout([d.uri for _, d in code], [d.source for _, d in code], [number for number, _ in code])
+    layout = CellLayout([d.uri for _, d in code], [d.source for _, d in code], [number for number, _ in code],
+                        encoding)
     return layout.text, layout
