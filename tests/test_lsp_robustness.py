@@ -1,143 +1,24 @@
 """`fixinplace lsp` survives malformed messages and long work (issue 14).
 
-The server is a real subprocess spoken to in raw bytes (a malformed message cannot be sent through an LSP client
-library), with the answers read back by a thread, so that each wait has its own deadline.
+The server is a real subprocess spoken to in raw bytes (`lspclient.RawServer`: a malformed message cannot be sent
+through an LSP client library), with the answers read back by a thread, so that each wait has its own deadline.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import queue
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
-from typing import Callable
 
 import pytest
+
+from lspclient import RawServer, hazards
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = (ROOT / "fixtures" / "fix" / "01_clone_before_write_int_index" / "before.py").read_text()
 SMALL_WRITE = {"line": 8, "character": 5}  # on its one FIP101 write, `e[0] = 0.0`
 REQUEST_CANCELLED = -32800
 QUICK = 2.0  # seconds: what "answers at once" means here (a loaded 2-core machine included)
-
-
-def frame(message: dict) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def hazards(n: int) -> str:
-    """A file with `n` functions, each with one FIP101 write (`add_` on the output that `exp` saved)."""
-    return "import torch\n\n\n" + "".join(
-        f"def f{i}(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n\n\n" for i in range(n)
-    )
-
-
-class RawServer:
-    """`python -m fixinplace lsp` in a subprocess; what it writes is collected by two threads."""
-
-    def __init__(self, cwd: Path) -> None:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        self.proc = subprocess.Popen([sys.executable, "-m", "fixinplace", "lsp"], cwd=cwd, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.inbox: queue.Queue[dict] = queue.Queue()
-        self.seen: list[dict] = []
-        self.stderr: list[bytes] = []
-        self.readers = [threading.Thread(target=self._read_stdout, daemon=True),
-                        threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr), daemon=True)]
-        for reader in self.readers:
-            reader.start()
-
-    def _read_stdout(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = None
-            while (line := out.readline()) not in (b"\r\n", b""):
-                name, _, value = line.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            if not line or length is None:
-                return
-            self.inbox.put(json.loads(out.read(length)))
-
-    def write(self, data: bytes) -> None:
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def send(self, **message) -> None:
-        self.write(frame({"jsonrpc": "2.0", **message}))
-
-    def wait(self, wanted: Callable[[dict], bool], timeout: float) -> dict | None:
-        """The first message from the server that `wanted` accepts (received before or within `timeout`)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            for message in self.seen:
-                if wanted(message):
-                    self.seen.remove(message)
-                    return message
-            try:
-                self.seen.append(self.inbox.get(timeout=max(0.0, deadline - time.monotonic())))
-            except queue.Empty:
-                return None
-
-    def response(self, id: int, timeout: float) -> dict | None:
-        return self.wait(lambda m: m.get("id") == id and "method" not in m, timeout)
-
-    def diagnostics(self, uri: str, timeout: float) -> list[dict] | None:
-        found = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                          and m["params"]["uri"] == uri, timeout)
-        return None if found is None else found["params"]["diagnostics"]
-
-    def initialize(self, root: Path) -> None:
-        self.send(id=1, method="initialize", params={"capabilities": {}, "rootUri": root.as_uri()})
-        assert self.response(1, 30) is not None, "no answer to initialize"
-        self.send(method="initialized", params={})
-
-    def open(self, path: Path, text: str) -> str:
-        uri = path.as_uri()
-        self.send(method="textDocument/didOpen",
-                  params={"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
-        return uri
-
-    def hover(self, id: int, uri: str, position: dict) -> None:
-        self.send(id=id, method="textDocument/hover", params={"textDocument": {"uri": uri}, "position": position})
-
-    def fix_all(self, id: int, uri: str) -> None:
-        whole = {"start": {"line": 0, "character": 0}, "end": {"line": 10**6, "character": 0}}
-        self.send(id=id, method="textDocument/codeAction",
-                  params={"textDocument": {"uri": uri}, "range": whole,
-                          "context": {"diagnostics": [], "only": ["source.fixAll.fixinplace"]}})
-
-    def close(self, timeout: float = 10) -> float:
-        """Shut the server down as a client does; how long the process took to exit after `exit`."""
-        self.send(id=999, method="shutdown")
-        assert self.response(999, 10) is not None, "no answer to shutdown"
-        self.send(method="exit")
-        start = time.monotonic()
-        self.proc.stdin.close()
-        self.proc.wait(timeout)
-        took = time.monotonic() - start
-        for reader in self.readers:
-            reader.join(5)
-        return took
-
-    def stderr_lines(self) -> list[str]:
-        return b"".join(self.stderr).decode(errors="replace").splitlines()
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@ import re
 import threading
 from typing import Any
 
+from lsprotocol import types
+
 log = logging.getLogger(__name__)
 
 #: A larger Content-Length is taken for a corrupt one (reading the body would allocate that much first).
@@ -25,8 +27,19 @@ _HEADER = re.compile(rb"([A-Za-z0-9-]+):([^\r\n]*)\r?\n")
 _CONTENT_LENGTH = b"content-length:"
 
 
+#: JSON-RPC error codes of the answers to requests that cannot be read.
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+
+
 class Malformed(Exception):
-    """A message that could not be read; the text says why."""
+    """A message that could not be read; the text says why. A request that can still be answered (its `id` was
+    read) carries that id and the JSON-RPC error code of the answer."""
+
+    def __init__(self, why: str, request_id: int | str | None = None, code: int = INVALID_REQUEST) -> None:
+        super().__init__(why)
+        self.request_id = request_id
+        self.code = code
 
 
 class MessageReader:
@@ -100,7 +113,12 @@ async def serve_messages(reader: Any, protocol: Any, stop_event: threading.Event
                 return
             message = _decode(body, protocol)
         except Malformed as e:
-            log.warning("fixinplace lsp: ignored a malformed message: %s", e)
+            if e.request_id is not None:
+                # A request is always answered: the client would otherwise wait for its own timeout.
+                log.warning("fixinplace lsp: answered a malformed request with an error: %s", e)
+                protocol._send_response(e.request_id, error=types.ResponseError(code=e.code, message=str(e)))
+            else:
+                log.warning("fixinplace lsp: ignored a malformed message: %s", e)
             continue
         try:
             protocol.handle_message(message)
@@ -109,17 +127,50 @@ async def serve_messages(reader: Any, protocol: Any, stop_event: threading.Event
 
 
 def _decode(body: bytes, protocol: Any) -> Any:
-    """The message a body holds, decoded as pygls decodes it (each JSON object becomes the lsprotocol type its
-    method names); raises `Malformed`."""
+    """The message a body holds, decoded as pygls decodes it (the lsprotocol type its method names); raises
+    `Malformed`, with the id to answer when it is a request."""
     try:
-        message = json.loads(body, object_hook=protocol.structure_message)
+        data = json.loads(body)
     except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
         raise Malformed(f"the body is not JSON ({e})") from None
-    except Exception as e:  # JSON that pygls could not make a message of (it has logged why)
-        raise Malformed(f"pygls could not read it ({e!r})") from None
-    if not hasattr(message, "jsonrpc"):
+    if not isinstance(data, dict) or "jsonrpc" not in data:
         raise Malformed(f"the body is not a JSON-RPC message ({_short(body)})")
+    method = data.get("method")
+    request_id = data.get("id") if "method" in data else None
+    if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+        request_id = None  # a notification (or an id JSON-RPC does not allow): nothing to answer
+    if "method" in data and not isinstance(method, str):
+        raise Malformed(f"the method is not a string ({_short(json.dumps(method).encode())})", request_id)
+    message_type = protocol.get_message_type(method) if isinstance(method, str) else None
+    try:
+        if message_type is not None:
+            # Structured here rather than by pygls's `structure_message`, which logs a traceback for bad params.
+            message = protocol._converter.structure(data, message_type)
+        else:
+            message = protocol.structure_message(data)  # responses, and methods lsprotocol does not know
+    except Exception as e:
+        where = f"{method}: " if isinstance(method, str) else ""
+        raise Malformed(f"invalid params: {where}{_why(e)}", request_id, INVALID_PARAMS) from None
+    if not hasattr(message, "jsonrpc"):
+        raise Malformed(f"the body is not a JSON-RPC message ({_short(body)})", request_id)
     return message
+
+
+def _why(error: Exception) -> str:
+    """What is wrong with a message, in one line (cattrs names each bad field and where it is)."""
+    try:
+        from cattrs import transform_error
+
+        reasons = transform_error(error) if isinstance(error, Exception) else []
+    except Exception:  # not a cattrs error
+        reasons = []
+    return "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "") if reasons else one_line(error)
+
+
+def one_line(error: BaseException) -> str:
+    """An exception as one line of text."""
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
 
 
 def _short(data: bytes) -> str:

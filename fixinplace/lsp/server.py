@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Optional, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError
 from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from urllib.parse import unquote
 
 from fixinplace import __version__
 from fixinplace.diagnostics import Diagnostic, Severity
@@ -37,7 +39,9 @@ from fixinplace.engine import SourceError, check_source
 from fixinplace.lsp.convert import Layout, fix_title, hover_text, text_lines, to_lsp
 from fixinplace.lsp.document import use_source_lines
 from fixinplace.lsp.framing import serve_messages
+from fixinplace.lsp.guard import serve_guarded
 from fixinplace.lsp.notebooks import NOTEBOOK_SYNC, notebook_source
+from fixinplace.lsp.protocol import LifecycleProtocol
 from fixinplace.lsp.suppress import ignore_title, verified
 from fixinplace.noqa import IgnoreComments
 from fixinplace.settings import ConfigError, Settings, load_settings
@@ -129,7 +133,7 @@ class FixinplaceServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("fixinplace", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         notebook_document_sync=NOTEBOOK_SYNC)
+                         notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=LifecycleProtocol)
         self.options: dict[str, Any] = {}
         self.docs: dict[str, DocState] = {}
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixinplace-analysis")
@@ -229,6 +233,23 @@ class FixinplaceServer(LanguageServer):
             raise
         except Exception:
             log.exception("publishing diagnostics failed")
+
+    def is_open(self, uri: str) -> bool:
+        """Whether `uri` is an open text document, notebook or notebook cell (pygls would read a document that is
+        not open from disk)."""
+        workspace = self.protocol._workspace
+        if workspace is None:
+            return False
+        return (unquote(uri) in workspace.text_documents
+                or workspace.get_notebook_document(notebook_uri=uri) is not None
+                or workspace.get_notebook_document(cell_uri=uri) is not None)
+
+    def known(self, uri: str, request: str) -> bool:
+        """Whether `uri` is open; when not, says so in one line (a request about it is answered with nothing)."""
+        if self.is_open(uri):
+            return True
+        log.warning("fixinplace lsp: %s of a document that is not open (no didOpen): %s", request, uri)
+        return False
 
     def key_of(self, uri: str) -> str:
         """The key of the text a document belongs to: a notebook cell's notebook, else the document itself."""
@@ -512,11 +533,13 @@ def create_server() -> FixinplaceServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: FixinplaceServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(ls.key_of(params.text_document.uri), DEBOUNCE_S)
+        if ls.known(params.text_document.uri, "didChange"):
+            ls.schedule(ls.key_of(params.text_document.uri), DEBOUNCE_S)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: FixinplaceServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.schedule(ls.key_of(params.text_document.uri), 0.0)
+        if ls.known(params.text_document.uri, "didSave"):
+            ls.schedule(ls.key_of(params.text_document.uri), 0.0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: FixinplaceServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -549,16 +572,20 @@ def create_server() -> FixinplaceServer:
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND, NOTEBOOK_FIX_ALL_KIND],
                                 resolve_provider=False),
     )
-    async def code_action(ls: FixinplaceServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_action(ls: FixinplaceServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         # async: pygls answers a $/cancelRequest by cancelling the task (RequestCancelled), which stops the wait
+        if not ls.known(params.text_document.uri, "codeAction"):
+            return None
         try:
             return await ls.code_actions(params)
-        except Exception:
+        except Exception:  # a bug: its traceback says where; the client gets an error, not a silent nothing
             log.exception("code actions failed")
-            return []
+            raise JsonRpcInternalError("fixinplace: the code actions could not be computed (see the server's log)")
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: FixinplaceServer, params: types.HoverParams) -> types.Hover | None:
+        if not ls.known(params.text_document.uri, "hover"):
+            return None
         try:
             return await ls.hover(params)
         except Exception:
@@ -570,9 +597,20 @@ def create_server() -> FixinplaceServer:
 
 def serve(tcp: str | None = None) -> None:
     """Run the server on stdio, or on TCP at `HOST:PORT` (`PORT` alone binds 127.0.0.1)."""
-    server = create_server()
     if tcp:
+        server = create_server()
+        server.protocol.exit_process = True  # this process is the server's own: `exit` ends it at once
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        return
+    serve_guarded(_serve_io)
+
+
+def _serve_io() -> None:
+    """Serve on stdio and end the process (at `exit`, or at the end of the input)."""
+    server = create_server()
+    server.protocol.exit_process = True  # this process is the server's own: `exit` ends it at once
+    server.start_io()
+    # The client closed the input without `exit` (it died): end as `exit` does, without waiting for the work
+    # still running, with the code that says whether it shut the server down first.
+    server.protocol.end_process()
