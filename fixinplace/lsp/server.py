@@ -36,7 +36,7 @@ from fixinplace import __version__
 from fixinplace.diagnostics import Diagnostic, Severity
 from fixinplace.analysis import project
 from fixinplace.engine import SourceError, check_source
-from fixinplace.lsp.convert import Layout, fix_title, hover_text, text_lines, to_lsp
+from fixinplace.lsp.convert import UTF16, Layout, fix_title, hover_text, text_lines, to_lsp
 from fixinplace.lsp.document import use_source_lines
 from fixinplace.lsp.framing import serve_messages
 from fixinplace.lsp.guard import serve_guarded
@@ -234,6 +234,13 @@ class FixinplaceServer(LanguageServer):
         except Exception:
             log.exception("publishing diagnostics failed")
 
+    @property
+    def encoding(self) -> str:
+        """What positions count, as negotiated at `initialize` ("utf-8", "utf-16" or "utf-32")."""
+        workspace = self.protocol._workspace
+        encoding = workspace.position_encoding if workspace is not None else None
+        return str(getattr(encoding, "value", encoding) or UTF16)
+
     def is_open(self, uri: str) -> bool:
         """Whether `uri` is an open text document, notebook or notebook cell (pygls would read a document that is
         not open from disk)."""
@@ -260,11 +267,11 @@ class FixinplaceServer(LanguageServer):
         """The current text of an open document or notebook (`KeyError`/`OSError` when it is not open)."""
         notebook = self.workspace.get_notebook_document(notebook_uri=key)
         if notebook is not None:
-            text, layout = notebook_source(notebook, self.workspace.get_text_document)
+            text, layout = notebook_source(notebook, self.workspace.get_text_document, self.encoding)
             return Source(key, self.path_of(key), text, layout, None)
         document = self.workspace.get_text_document(key)
         text = document.source
-        return Source(key, self.path_of(key), text, Layout(key, text_lines(text)), document.version)
+        return Source(key, self.path_of(key), text, Layout(key, text_lines(text), self.encoding), document.version)
 
     def text_of(self, key: str) -> str | None:
         """The current text of an open document or notebook; None when it is closed."""
@@ -299,7 +306,7 @@ class FixinplaceServer(LanguageServer):
         """Publish the diagnostics of a document, or of each cell of a notebook (`uris`: its current cells; a cell
         given diagnostics before and no longer in it gets none)."""
         state = self.docs.get(key) or DocState()
-        layout = state.layout or Layout(key, text_lines(state.text or ""))
+        layout = state.layout or Layout(key, text_lines(state.text or ""), self.encoding)
         by_uri: dict[str, list[types.Diagnostic]] = {
             uri: [] for uri in [*(uris if uris is not None else [key]), *state.published]}
         for d in state.diagnostics:
