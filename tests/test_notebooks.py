@@ -359,3 +359,49 @@ def test_a_fix_inside_a_block_with_magics_keeps_them(tmp_path):
     assert cli("fix", "loop.ipynb", "--apply", cwd=tmp_path).returncode == 0
     assert nbformat.read(str(path), as_version=4).cells[1].source == loop.replace("gate.add_(0.1)",
                                                                                  "gate = gate.add(0.1)")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A cell that does not parse alone, though the joined cells do: check, fix and verify agree
+
+
+#: Code cells (after an `import torch` cell) where one cell continues a block or a string of the cell above: the
+#: joined text parses, each cell alone does not (Jupyter runs each cell alone: running it is a syntax error).
+CONTINUED_CELLS = {
+    "def_body_continued": (["def f(x):\n    y = x.exp()", "    y.add_(1)\n    return y",
+                            "f(torch.randn(3, requires_grad=True)).sum().backward()"],
+                           "syntax error in cell 3 at line 1:4: unexpected indent"),
+    "def_header_alone": (["def f(x):", "    y = x.exp()\n    y.add_(1)\n    return y",
+                          "f(torch.randn(3, requires_grad=True)).sum().backward()"],
+                         "syntax error in cell 2 at line 1:10: expected an indented block after function "
+                         "definition on line 1"),
+    "else_in_the_next_cell": (["x = torch.randn(3, requires_grad=True)\nif x.sum() > 100:\n    y = x.exp()",
+                               "else:\n    y = x.sigmoid()\ny.add_(1)\ny.sum().backward()"],
+                              "syntax error in cell 3 at line 1:1: invalid syntax"),
+    "loop_body_continued": (["x = torch.randn(3, requires_grad=True)\nfor i in range(2):\n    y = x.exp()",
+                             "    y.add_(1)\n    y.sum().backward()"],
+                            "syntax error in cell 3 at line 1:4: unexpected indent"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(CONTINUED_CELLS))
+def test_check_fix_and_verify_agree_on_a_cell_that_does_not_parse_alone(tmp_path, shape):
+    """`check` used to analyse the joined cells and report FIP101 where `fix` (and `verify`) said "syntax error in
+    cell 3": each cell must parse alone, as Jupyter runs it, so all three name the cell that does not."""
+    cells, error = CONTINUED_CELLS[shape]
+    path = write_notebook(tmp_path / "nb.ipynb", [new_code_cell("import torch"), *map(new_code_cell, cells)])
+    compile(join_cells(["import torch", *cells]).text, "<joined>", "exec")  # the joined cells do parse
+    before = path.read_bytes()
+    expected = f"nb.ipynb: error: {error}"
+    checked = cli("check", "nb.ipynb", "--no-cache", cwd=tmp_path)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    assert expected in (checked.stdout + checked.stderr).splitlines(), checked.stdout + checked.stderr
+    assert "FIP1" not in checked.stdout
+    as_json = json.loads(cli("check", "nb.ipynb", "--no-cache", "--format", "json", cwd=tmp_path).stdout)
+    assert as_json["diagnostics"] == [] and len(as_json["errors"]) == 1
+    for command in (("fix",), ("fix", "--apply"), ("fix", "--apply", "--unsafe-fixes"), ("verify",)):
+        result = cli(*command, "nb.ipynb", cwd=tmp_path)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert expected in (result.stdout + result.stderr).splitlines(), (command, result.stdout, result.stderr)
+    assert path.read_bytes() == before
+
