@@ -487,22 +487,38 @@ def to_cells(diagnostics: Sequence, joined: JoinedCells, numbers: Sequence[int])
         for r in d.related:
             r_cell, r_line = _place(joined, numbers, r.line)
             related.append(Related(r_line, r.column, cell_lines_in(r.message, joined, numbers), cell=r_cell))
+        fix = d.fix
+        if fix is not None:
+            fix = replace(fix, description=cell_lines_in(fix.description, joined, numbers))
         out.append(replace(d, cell=cell, line=line, end_line=end_line, end_column=end_column,
-                           related=tuple(related), message=cell_lines_in(d.message, joined, numbers)))
+                           related=tuple(related), message=cell_lines_in(d.message, joined, numbers), fix=fix))
     return out
 
 
-# "at line 12" in a message: a line of the joined text (a line of another file is written `path:12`).
-_LINE_IN_MESSAGE = re.compile(r"(?<![\w:/.])line (\d+)\b")
+# "at line 12", "lines 6 and 9", "lines 3, 6 and 9" in a message or a fix's description: lines of the joined text
+# (a line of another file is written `path:12`; one already named in its cell, `line 2 of cell 3`, is left alone).
+_LINE_IN_MESSAGE = re.compile(r"(?<![\w:/.])(?:line (\d+)|lines (\d+(?:, \d+)* and \d+))\b(?! of cell)")
 
 
 def cell_lines_in(message: str, joined: JoinedCells, numbers: Sequence[int]) -> str:
-    """A message with each joined line it names written as a cell's line (`line 2 of cell 3`)."""
+    """A message (or a fix's description) with each joined line it names written as a cell's line (`line 2 of
+    cell 3`; `lines 2 and 5 of cell 3`, or `line 2 of cell 3 and line 1 of cell 4`). Naming lines already named
+    in their cells changes nothing."""
     def cell_line(m: re.Match) -> str:
-        cell, line = _place(joined, numbers, int(m.group(1)))
-        return f"line {line} of cell {cell}"
+        if m.group(1) is not None:
+            cell, line = _place(joined, numbers, int(m.group(1)))
+            return f"line {line} of cell {cell}"
+        places = [_place(joined, numbers, int(n)) for n in re.findall(r"\d+", m.group(2))]
+        if len({cell for cell, _ in places}) == 1:
+            return f"lines {_listed([str(line) for _, line in places])} of cell {places[0][0]}"
+        return _listed([f"line {line} of cell {cell}" for cell, line in places])
 
     return _LINE_IN_MESSAGE.sub(cell_line, message)
+
+
+def _listed(items: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def syntax_error(joined: JoinedCells, numbers: Sequence[int]) -> str | None:

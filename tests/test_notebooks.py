@@ -405,3 +405,74 @@ def test_check_fix_and_verify_agree_on_a_cell_that_does_not_parse_alone(tmp_path
         assert expected in (result.stdout + result.stderr).splitlines(), (command, result.stdout, result.stderr)
     assert path.read_bytes() == before
 
+
+# ---------------------------------------------------------------------------------------------------------------
+# Fix descriptions name the notebook's cells and lines, as the diagnostics do
+
+
+def _cells_with_markdown(tmp_path: Path, code: list[str]) -> Path:
+    """A notebook whose code cells are `code`, each after a markdown cell (so cell numbers and joined lines
+    differ): code cell i is cell 2i."""
+    cells = []
+    for source in code:
+        cells += [new_markdown_cell("Notes."), new_code_cell(source)]
+    return write_notebook(tmp_path / "nb.ipynb", cells)
+
+
+def test_check_show_fixes_names_the_cell_a_fix_rewrites(tmp_path):
+    _cells_with_markdown(tmp_path, ["import torch\nx = torch.randn(3, requires_grad=True)",
+                                    "u = x.exp()\nloss = u.sum()", "u[0] = 0.0\nloss.backward()"])
+    result = cli("check", "nb.ipynb", "--show-fixes", "--no-cache", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "= help: Clone the tensor `exp` saves where it runs (line 1 of cell 4), so the write leaves it intact: " \
+           "`u = x.exp().clone()` (safe fix)" in result.stdout, result.stdout
+    assert "(line 3)" not in result.stdout
+    [d] = json.loads(cli("check", "nb.ipynb", "--format", "json", "--no-cache", cwd=tmp_path).stdout)["diagnostics"]
+    assert d["cell"] == 6 and "(line 1 of cell 4)" in d["fix"]["description"], d
+
+
+def test_a_fix_description_naming_lines_of_two_cells_names_both(tmp_path):
+    """One write invalidates two saves, in cells 4 and 8: the clone at both names both places. (Cell 6 keeps the
+    two rewritten lines apart: a rewrite of adjacent lines of two cells is refused, as one spanning them.)"""
+    _cells_with_markdown(tmp_path, ["import torch\nx = torch.randn(3, requires_grad=True)\nu = x * 2",
+                                    "a = u.pow(2)", "c = 1", "b = u.sin()", "u.add_(1)\n(a + b).sum().backward()"])
+    result = cli("check", "nb.ipynb", "--show-fixes", "--no-cache", cwd=tmp_path)
+    assert "where it runs (line 1 of cell 4 and line 1 of cell 8)" in result.stdout, result.stdout
+    fixed = cli("fix", "nb.ipynb", cwd=tmp_path)
+    assert "+a = u.clone().pow(2)" in fixed.stdout and "+b = u.clone().sin()" in fixed.stdout, fixed.stdout
+
+
+def test_fix_descriptions_the_language_server_offers_name_the_cells():
+    """The language server joins the cells (`CellLayout`) and asks `offer` for each diagnostic's fix, its
+    quick fix's title: with `describe=layout.message`, the description names the cell's line."""
+    pytest.importorskip("pygls")
+    from fixinplace.engine import check_source
+    from fixinplace.fix import offer
+    from fixinplace.lsp.convert import fix_title
+    from fixinplace.lsp.notebooks import CellLayout
+    from fixinplace.settings import Settings
+
+    sources = ["import torch\nx = torch.randn(3, requires_grad=True)", "u = x.exp()\nloss = u.sum()",
+               "u[0] = 0.0\nloss.backward()"]
+    layout = CellLayout([f"cell:{i}" for i in range(3)], sources, [2, 4, 6])
+    diagnostics = check_source(layout.text, "nb.ipynb", Settings())
+    [offered] = offer(layout.text, "nb.ipynb", diagnostics, Settings(), admissible=layout.admits,
+                      describe=layout.message)
+    assert fix_title(offered) == ("Clone the tensor `exp` saves where it runs (line 1 of cell 4), so the write "
+                                  "leaves it intact: `u = x.exp().clone()`")
+    [plain] = offer(layout.text, "nb.ipynb", diagnostics, Settings(), admissible=layout.admits)
+    assert "(line 3)" in plain.fix.description  # without `describe`: the joined text's own lines
+
+
+def test_cell_lines_in_names_lists_and_leaves_named_lines_alone():
+    from fixinplace.notebook import cell_lines_in
+
+    joined = join_cells(["a = 1\nb = 2", "c = 3", "d = 4\ne = 5"])
+    numbers = [2, 4, 7]
+    assert cell_lines_in("saved at line 2, written at line 5", joined, numbers) == \
+        "saved at line 2 of cell 2, written at line 2 of cell 7"
+    assert cell_lines_in("where it runs (lines 1 and 2)", joined, numbers) == "where it runs (lines 1 and 2 of cell 2)"
+    assert cell_lines_in("(lines 1, 3 and 5)", joined, numbers) == \
+        "(line 1 of cell 2, line 1 of cell 4 and line 2 of cell 7)"
+    named = "at line 2 of cell 7 and lines 1 and 2 of cell 2, see other.py:3"
+    assert cell_lines_in(named, joined, numbers) == named

@@ -276,9 +276,10 @@ def _clone_at_save(f: WriteFacts) -> list[Candidate]:
     if not spans:
         return []
     first = f.saves[0]
-    where = ", ".join(sorted({str(s.span.line) for s in f.saves}, key=int))
+    lines = sorted({str(s.span.line) for s in f.saves}, key=int)
+    where = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(lines[:-1])} and {lines[-1]}"
     return [_candidate(CloneAtSave, "safe",
-                       f"Clone the tensor `{first.op}` saves where it runs (line {where}), so the write leaves it "
+                       f"Clone the tensor `{first.op}` saves where it runs ({where}), so the write leaves it "
                        f"intact: `{{new}}`", spans=tuple(dict.fromkeys(spans)))]
 
 

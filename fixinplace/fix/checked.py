@@ -411,16 +411,22 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
 
 
 def offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
-          style: Optional[str] = None, admissible: Optional[Callable[[str], bool]] = None) -> list[Diagnostic]:
+          style: Optional[str] = None, admissible: Optional[Callable[[str], bool]] = None,
+          describe: Optional[Callable[[str], str]] = None) -> list[Diagnostic]:
     """`diagnostics` (of `source`) with each error's and warning's `fix` set to the fix `fixinplace fix` applies to
     it with these settings: the first candidate that passes on `source` among those `unsafe-fixes` allows; without
     `unsafe-fixes`, when no safe one passes, the first unsafe one that does (shown as unsafe, as Ruff shows fixes
-    that `--unsafe-fixes` would apply); None when no candidate passes. `admissible` as for `fix_text`."""
-    return deep_call(_offer, source, path, diagnostics, settings, style, admissible)
+    that `--unsafe-fixes` would apply); None when no candidate passes. `admissible` as for `fix_text`.
+
+    `describe` rewrites each fix's description as its reader numbers lines: `source` joins a notebook's cells, and
+    a description names lines of it (`where it runs (line 7)`) that the reader knows as a cell's
+    (`fixinplace.notebook.cell_lines_in`: `line 1 of cell 4`), as the diagnostic's own message does."""
+    return deep_call(_offer, source, path, diagnostics, settings, style, admissible, describe)
 
 
 def _offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: Settings,
-           style: Optional[str], admissible: Optional[Callable[[str], bool]] = None) -> list[Diagnostic]:
+           style: Optional[str], admissible: Optional[Callable[[str], bool]] = None,
+           describe: Optional[Callable[[str], str]] = None) -> list[Diagnostic]:
     if not blocking(diagnostics):
         return list(diagnostics)
     checker = Checker(path, settings, settings.unsafe_fixes, style or settings.fix_style, admissible=admissible)
@@ -436,7 +442,10 @@ def _offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: 
             found = checker.first_passing(version, target)
             if found is None and not checker.unsafe:
                 found = replace(checker, unsafe=True).first_passing(version, target)
-        out.append(replace(d, fix=found[0].fix(found[2]) if found is not None else None))
+        fix = found[0].fix(found[2]) if found is not None else None
+        if fix is not None and describe is not None:
+            fix = replace(fix, description=describe(fix.description))
+        out.append(replace(d, fix=fix))
     return out
 
 
