@@ -4,7 +4,8 @@ An entry's key is the SHA-256 of: the file's path (as reported) and its bytes, a
 modules it imports (the analysis runs them with it); the fixinplace version and a digest
 of fixinplace's own sources (so an edited analysis never reuses old results); the saved-tensor table's bytes; the
 settings that change a file's result (select, ignore, severity, max-file-size); and whether the text pre-filter
-is on. Entries live in `<project root>/.fixinplace_cache/v1/` (`cache-dir` in the configuration), one JSON file
+is on. Each entry also holds its own key and the file's path, and is used only when both are the ones asked
+for: an entry copied or moved to another file's key is a miss (and is rewritten). Entries live in `<project root>/.fixinplace_cache/v1/` (`cache-dir` in the configuration), one JSON file
 each, written to a temporary file and renamed into place, so several processes (the worker processes of one run,
 or two runs at once) can write the same entry safely: the last rename wins and every version is complete. An
 entry that cannot be read or does not have the expected shape is ignored (the file is checked again), never an
@@ -31,7 +32,7 @@ from fixinplace.reading import is_notebook, read_regular_bytes
 from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
 
-SCHEMA = "v4"
+SCHEMA = "v5"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any real entry; a link to /dev/zero stops here
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache made by fixinplace (check --no-cache skips it).\n"
 
@@ -92,7 +93,7 @@ class Cache:
         digest = hashlib.sha256(self._prefix)
         digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
-        for dependency in project.dependency_files(path, _code_text(path, data)):
+        for dependency in project.dependency_files(path, code_text(path, data)):
             digest.update(f"\0{dependency}\0{_file_digest(dependency)}".encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
@@ -104,6 +105,8 @@ class Cache:
         cannot be used: a miss, and the fresh result then replaces the entry."""
         try:
             raw = json.loads(read_regular_bytes(str(self._entry(key)), MAX_ENTRY_BYTES))
+            if not isinstance(raw, dict) or raw.get("key") != key or raw.get("path") != path:
+                return None  # an entry made for another file, text or settings (copied or moved here)
             return result_from_json(raw, path, data)
         except Exception:  # missing, unreadable, truncated or foreign entries are all just misses
             return None
@@ -118,7 +121,9 @@ class Cache:
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=target.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(result_to_json(result), f, separators=(",", ":"))
+                    # The key (a digest of the path, the bytes, the imported modules, the tool and the settings)
+                    # and the path are stored too: an entry is used only for what it was computed for.
+                    json.dump({**result_to_json(result), "key": key, "path": result.path}, f, separators=(",", ":"))
                 os.replace(tmp, target)
             except BaseException:
                 try:
@@ -145,7 +150,7 @@ class Cache:
         self._ready = True
 
 
-def _code_text(path: str, data: bytes) -> str:
+def code_text(path: str, data: bytes) -> str:
     """The Python code of a file's bytes, whose imports the analysis follows: a notebook's joined code cells."""
     text = data.decode("utf-8", "replace")
     if not is_notebook(path):

@@ -86,6 +86,25 @@ def test_corrupt_entries_are_ignored(tmp_path):
     assert again.stderr == expected.stderr
 
 
+def test_an_entry_swapped_with_another_files_is_not_served(tmp_path):
+    """Each entry is bound to what it was computed for: two files' entries swapped on disk (each valid, with lines
+    that exist in the other file) are misses, and are rewritten."""
+    (tmp_path / "a.py").write_text(HAZARD)
+    (tmp_path / "b.py").write_text(HAZARD.replace("uexp", "vexp"))
+    expected = cli("check", "--format", "json", "--no-cache", ".", cwd=tmp_path)
+    cli("check", "--format", "json", ".", cwd=tmp_path)
+    entries = _entries(tmp_path)
+    assert len(entries) == 2
+    first, second = (entry.read_bytes() for entry in entries)
+    assert (b"uexp" in first) != (b"uexp" in second)  # one entry per file
+    entries[0].write_bytes(second)
+    entries[1].write_bytes(first)
+    again = cli("check", "--format", "json", ".", cwd=tmp_path)
+    assert (again.stdout, again.returncode) == (expected.stdout, expected.returncode)
+    assert [entry.read_bytes() for entry in entries] == [first, second]  # rewritten with their own results
+    assert cli("check", "--format", "json", ".", cwd=tmp_path).stdout == expected.stdout
+
+
 def test_an_unwritable_cache_folder_is_not_an_error(tmp_path):
     project = _project(tmp_path)
     (project / "pyproject.toml").write_text('[tool.fixinplace]\ncache-dir = "blocker/cache"\n')
