@@ -61,6 +61,21 @@ async def code_actions(client: LanguageClient, uri: str, rng: types.Range, only=
     return [a for a in result or [] if isinstance(a, types.CodeAction)]
 
 
+async def checked_hover(client: LanguageClient, uri: str, position: types.Position) -> types.Hover | None:
+    """The hover at `position` once the fixes it shows are checked (a hover that comes before the check ends
+    says "Fix: being checked"; the check goes on, and a later hover shows the fix)."""
+
+    async def wait():
+        while True:
+            hover = await client.text_document_hover_async(
+                types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position))
+            if hover is None or "Fix: being checked" not in hover.contents.value:
+                return hover
+            await asyncio.sleep(0.1)
+
+    return await asyncio.wait_for(wait(), TIMEOUT * 3)
+
+
 # A write through `p.detach()`, read afterwards: its only fix is unsafe (a copy: `p` would no longer see the write).
 DETACHED = '''import torch
 

@@ -12,7 +12,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import DETACHED, TIMEOUT, client, code_actions, diagnostics_for, open_doc  # noqa: F401 (client: a fixture)
+from lspclient import client  # noqa: F401 (a fixture)
+from lspclient import DETACHED, TIMEOUT, checked_hover, code_actions, diagnostics_for, open_doc
 
 from fixinplace.diagnostics import Diagnostic, Related, Severity
 from fixinplace.lsp.convert import to_character, to_lsp, to_position
@@ -147,9 +148,7 @@ async def test_hover_explains_the_write(client: LanguageClient, tmp_path: Path):
     await start(client, tmp_path)
     uri = open_doc(client, tmp_path / "m.py", (SAFE_CASE / "before.py").read_text())
     await diagnostics_for(client, uri)
-    hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=8, character=5))
-    )
+    hover = await checked_hover(client, uri, types.Position(line=8, character=5))
     assert hover is not None
     assert "FIP101" in hover.contents.value and "saved by `exp`" in hover.contents.value
     assert "Fix: Clone `e` before the write" in hover.contents.value

@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from lspclient import DETACHED, client, code_actions, diagnostics_for, open_doc  # noqa: F401 (client: a fixture)
+from lspclient import DETACHED, checked_hover, client, code_actions, diagnostics_for, open_doc  # noqa: F401 (client)
 
 from fixinplace.lsp.edits import apply_edits
 from fixinplace.rules import RULES
@@ -35,8 +35,7 @@ def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
 
 
 async def hover(client: LanguageClient, uri: str, position: types.Position) -> types.Hover | None:
-    return await client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position))
+    return await checked_hover(client, uri, position)
 
 
 def fixed_by_cli(tmp_path: Path, text: str, *flags: str) -> str:

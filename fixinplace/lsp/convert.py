@@ -225,16 +225,18 @@ def fix_title(d: Diagnostic) -> str:
     return d.fix.description + (" (unsafe)" if d.fix.applicability != "safe" else "")
 
 
-def hover_text(d: Diagnostic, layout: Layout | None = None) -> str:
+def hover_text(d: Diagnostic, layout: Layout | None = None, pending: bool = False) -> str:
     """Markdown shown when hovering a flagged write: the rule, the message, where the tensor was saved, the fix
-    (lines named as `layout` numbers them)."""
+    (lines named as `layout` numbers them; `pending`: its fix is still being checked)."""
     layout = layout or Layout("", [])
     rule = RULES_BY_CODE.get(d.code)
     name = f" `{rule.name}`" if rule is not None else ""
     parts = [f"**{d.code}**{name} ({d.severity.value}): {layout.message(d.message)}"]
     for r in related_places(d):
         parts.append(f"{layout.line_name(r.line)}: {r.message}")
-    if d.fix is not None:
+    if pending:
+        parts.append("Fix: being checked (the quick fixes offer it once it passes)")
+    elif d.fix is not None:
         parts.append(("Unsafe fix" if d.fix.applicability != "safe" else "Fix") + f": {d.fix.description}")
     elif d.severity is not Severity.INFO:
         parts.append("No automatic fix. Suppress it with `# fixinplace: ignore[" + d.code + "]` when it is intended.")

@@ -33,11 +33,12 @@ from pygls.uris import to_fs_path
 from urllib.parse import unquote
 
 from fixinplace import __version__
-from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.diagnostics import Diagnostic, Severity, blocking
 from fixinplace.analysis import project
-from fixinplace.engine import SourceError, check_source
+from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.lsp.convert import UTF16, Layout, fix_title, hover_text, text_lines, to_lsp
 from fixinplace.lsp.document import use_source_lines
+from fixinplace.lsp.fixes import TextFixes, key as fix_key
 from fixinplace.lsp.framing import serve_messages
 from fixinplace.lsp.guard import serve_guarded
 from fixinplace.lsp.notebooks import NOTEBOOK_SYNC, notebook_source
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEBOUNCE_S = 0.3
+HOVER_WAIT_S = 0.15  # how long a hover waits for the check of the fix it shows
 FIX_ALL_KIND = "source.fixAll.fixinplace"
 NOTEBOOK_FIX_ALL_KIND = "notebook.source.fixAll.fixinplace"  # VS Code asks it once per notebook (on save)
 
@@ -73,6 +75,8 @@ class DocState:
     text: str | None = None  # the text the diagnostics below were computed from (the last text that parsed)
     layout: Layout | None = None  # where that text's lines stand
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    hazards: list[Diagnostic] = field(default_factory=list)  # every error and warning of `text`, of every rule
+    fixes: TextFixes | None = None  # the checked fixes of `text`'s diagnostics, computed as they are asked for
     published: set[str] = field(default_factory=set)  # the documents given diagnostics (a notebook's cells)
     task: asyncio.Task | None = None  # the pending debounced analysis
     # The last fix-all: for which (text, settings), and its edits (a future while they are computed).
@@ -90,6 +94,7 @@ class Snapshot:
     diagnostics: list[Diagnostic] | None  # those published for `text`; None when not computed yet
     layout: Layout | None = None  # where the lines of `text` stand (by default: all in document `uri`)
     key: str = ""  # the document or notebook whose text `text` is (by default `uri`)
+    fixes: TextFixes | None = None  # the fixes of `text`, shared with the other requests (with `diagnostics`)
 
     def __post_init__(self) -> None:
         if self.layout is None:
@@ -101,7 +106,19 @@ class Snapshot:
         """The diagnostics of `text` (analysed now when not computed yet), None when it does not parse."""
         if self.diagnostics is not None:
             return self.diagnostics
-        return FixinplaceServer._analyse(self.text, self.path, self.settings)[0]
+        found = FixinplaceServer._analyse(self.text, self.path, self.settings)[0]
+        if found is None:
+            return None
+        diagnostics, hazards = found
+        # Not shared: the published analysis is of another text (this one is newer, or its analysis is pending).
+        object.__setattr__(self, "diagnostics", diagnostics)
+        object.__setattr__(self, "fixes", TextFixes(self.text, self.path, self.settings, hazards,
+                                                    self.layout.admits if self.layout is not None else None))
+        return diagnostics
+
+    def text_fixes(self) -> TextFixes | None:
+        """The checked fixes of `text`'s diagnostics (analysing it first when needed); None when it does not parse."""
+        return self.fixes if self.analysed() is not None else None
 
 
 def _client_options(raw: Any) -> dict[str, Any]:
@@ -206,13 +223,17 @@ class FixinplaceServer(LanguageServer):
         return to_fs_path(uri) or uri
 
     @staticmethod
-    def _analyse(text: str, path: str, settings: Settings) -> tuple[list[Diagnostic] | None, str | None]:
-        """(diagnostics, None); (None, None) when the text does not parse; (None, reason) when the analysis failed.
+    def _analyse(text: str, path: str, settings: Settings
+                 ) -> tuple[tuple[list[Diagnostic], list[Diagnostic]] | None, str | None]:
+        """((diagnostics, hazards), None): the diagnostics reported (`check_source`) and every error and warning of
+        every rule (what a fix is checked against); (None, None) when the text does not parse; (None, reason) when
+        the analysis failed.
 
         Runs in the worker thread: touches no server state."""
         try:
             project.forget()  # the editor's project changes between analyses (files created, renamed)
-            return check_source(text, path, settings), None
+            every = analyse_source(text, path)
+            return (select_diagnostics(every, settings), blocking(every)), None
         except SourceError:
             return None, None
         except Exception as e:  # never let one document take the server down
@@ -289,17 +310,19 @@ class FixinplaceServer(LanguageServer):
         text = current.text
         state = self.docs.setdefault(key, DocState())
         if state.text == text:
-            diagnostics: list[Diagnostic] | None = state.diagnostics
+            found: tuple[list[Diagnostic], list[Diagnostic]] | None = (state.diagnostics, state.hazards)
         else:
             settings = self.settings_for(current.path)
-            diagnostics, reason = await asyncio.get_running_loop().run_in_executor(
+            found, reason = await asyncio.get_running_loop().run_in_executor(
                 self.executor, self._analyse, text, current.path, settings
             )
             self._report(reason)
         if self.text_of(key) != text:
             return  # the text changed meanwhile; the next analysis publishes
-        if diagnostics is not None:
-            state.text, state.layout, state.diagnostics = text, current.layout, diagnostics
+        if found is not None and state.text != text:
+            state.text, state.layout = text, current.layout
+            state.diagnostics, state.hazards = found
+            state.fixes = None  # those of the old text
         self.publish(key, current.version, current.layout.uris())
 
     def publish(self, key: str, version: int | None = None, uris: list[str] | None = None) -> None:
@@ -339,8 +362,14 @@ class FixinplaceServer(LanguageServer):
         key = self.key_of(uri)
         current = self.source(key)
         state = self.docs.get(key)
-        known = state.diagnostics if state is not None and state.text == current.text else None
-        return Snapshot(uri, current.path, current.text, self.settings_for(current.path), known, current.layout, key)
+        settings = self.settings_for(current.path)
+        if state is None or state.text != current.text:
+            return Snapshot(uri, current.path, current.text, settings, None, current.layout, key)
+        fixes = state.fixes
+        if fixes is None or fixes.settings != settings or fixes.uris != tuple(current.layout.uris()):
+            fixes = state.fixes = TextFixes(current.text, current.path, settings, state.hazards, current.layout.admits,
+                                            tuple(current.layout.uris()))
+        return Snapshot(uri, current.path, current.text, settings, state.diagnostics, current.layout, key, fixes)
 
     def is_current(self, snapshot: Snapshot) -> bool:
         """Whether the document still has the text of `snapshot` (a result computed for another text is dropped:
@@ -386,8 +415,20 @@ class FixinplaceServer(LanguageServer):
 
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
         snapshot = self.snapshot(params.text_document.uri)
-        found = await in_thread(hover_of, snapshot, params.position)
-        return found if self.is_current(snapshot) else None
+        hits = await in_thread(hover_hits, snapshot, params.position)
+        fixes = snapshot.fixes
+        if hits and fixes is not None and any(fixes.known(d) is None for d in hits):
+            # The fix each one gets is checked by analysing the rewritten text: on a large file that takes longer
+            # than a hover may. It is waited for up to HOVER_WAIT_S; past that the hover says it is being checked,
+            # and the check goes on, for the next hover and the quick fixes.
+            checking = in_thread(fixes.offer_all, hits)
+            try:
+                await asyncio.wait_for(asyncio.shield(checking), HOVER_WAIT_S)
+            except asyncio.TimeoutError:
+                pass
+        if not hits or not self.is_current(snapshot):
+            return None
+        return hover_of(snapshot, hits)
 
 
 # The work of a request, done in a thread: it reads its snapshot, never the server's state. -------------------
@@ -395,48 +436,52 @@ class FixinplaceServer(LanguageServer):
 
 def quick_fixes(snapshot: Snapshot, rng: types.Range) -> list[types.CodeAction]:
     """For each diagnostic of the document in `rng`: its fix when it has one (an unsafe one too, titled so and never
-    preferred: applying it is the user's choice, as `--unsafe-fixes` is), then the action that suppresses it."""
+    preferred: applying it is the user's choice, as `--unsafe-fixes` is), then the action that suppresses it.
+    Each action is made once per text (kept with its `TextFixes`): an editor asks on every cursor move."""
     diagnostics = snapshot.analysed()
-    if not diagnostics:
+    fixes_of_text = snapshot.text_fixes()
+    if not diagnostics or fixes_of_text is None:
         return []
-    from fixinplace.fix import apply_offered, offer
-
-    uri, path, text, settings, layout = snapshot.uri, snapshot.path, snapshot.text, snapshot.settings, snapshot.layout
+    uri, text, layout = snapshot.uri, snapshot.text, snapshot.layout
     assert layout is not None
     near = [(d, lsp_d) for d in diagnostics
             if layout.position(d.line, d.column)[0] == uri and _overlaps((lsp_d := to_lsp(d, layout)).range, rng)]
     if not near:
         return []
-    fixes, ignores = [], []
-    # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about. `offer`
-    # gives a diagnostic with no passing safe fix its first passing unsafe one.
-    blocking = [d for d, _ in near if d.severity is not Severity.INFO]
-    offered = {(d.line, d.column, d.code): d
-               for d in offer(text, path, blocking, settings, admissible=layout.admits)} if blocking else {}
+    cache = fixes_of_text.cache
+    fixes = []
     for d, lsp_d in near:
-        fixed = offered.get((d.line, d.column, d.code))
-        new_text = apply_offered(text, path, fixed) if fixed is not None and fixed.fix is not None else None
-        changes = layout.edit(text, new_text) if new_text is not None and new_text != text else None
-        if changes and fixed is not None and fixed.fix is not None:
-            fixes.append(types.CodeAction(
+        # Each fix is checked (the text rewritten and analysed again): only for the diagnostics asked about.
+        # `offered` gives a diagnostic with no passing safe fix its first passing unsafe one, as `offer` does.
+        if ("fix", fix_key(d)) not in cache:
+            offered = fixes_of_text.offered(d) if d.severity is not Severity.INFO else None
+            fixed = offered.diagnostic if offered is not None else None
+            new_text = offered.new_text if offered is not None else None
+            changes = layout.edit(text, new_text) if new_text is not None and new_text != text else None
+            cache[("fix", fix_key(d))] = types.CodeAction(
                 title=fix_title(fixed),
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[lsp_d],
                 is_preferred=fixed.fix.applicability == "safe",
                 edit=types.WorkspaceEdit(changes=changes),
-            ))
-    # The ignore actions: one read of the text and one check of the comments for all of them.
-    comments = IgnoreComments(text)
-    for i in sorted(verified([d for d, _ in near], comments)):
-        d, lsp_d = near[i]
-        line, new_line = comments.line_for(d)  # type: ignore[misc]  (verified: it has a line)
-        ignores.append(types.CodeAction(
-            title=ignore_title(d.code),
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[lsp_d],
-            edit=types.WorkspaceEdit(changes=layout.line_edit(line, new_line)),
-        ))
-    return fixes + ignores
+            ) if changes and fixed is not None and fixed.fix is not None else None
+        if cache[("fix", fix_key(d))] is not None:
+            fixes.append(cache[("fix", fix_key(d))])
+    # The ignore actions: one read of the text and one check of the comments for all of those not made yet.
+    todo = [(d, lsp_d) for d, lsp_d in near if ("ignore", fix_key(d)) not in cache]
+    if todo:
+        comments = cache.get("comments") or cache.setdefault("comments", IgnoreComments(text))
+        honoured = verified([d for d, _ in todo], comments)  # type: ignore[arg-type]
+        for i, (d, lsp_d) in enumerate(todo):
+            found = comments.line_for(d) if i in honoured else None  # type: ignore[attr-defined]
+            cache[("ignore", fix_key(d))] = types.CodeAction(
+                title=ignore_title(d.code),
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[lsp_d],
+                edit=types.WorkspaceEdit(changes=layout.line_edit(*found)),
+            ) if found is not None else None
+    ignores = [cache[("ignore", fix_key(d))] for d, _ in near if cache[("ignore", fix_key(d))] is not None]
+    return fixes + ignores  # type: ignore[return-value]
 
 
 def fix_all_edits(snapshot: Snapshot, stale: Callable[[], bool] | None = None) -> dict[str, list[types.TextEdit]]:
@@ -457,23 +502,28 @@ def fix_all_edits(snapshot: Snapshot, stale: Callable[[], bool] | None = None) -
     return (snapshot.layout.edit(snapshot.text, fixed) or {}) if fixed != snapshot.text else {}
 
 
-def hover_of(snapshot: Snapshot, position: types.Position) -> types.Hover | None:
-    """What the diagnostics at `position` say, each with the fix it gets."""
+def hover_hits(snapshot: Snapshot, position: types.Position) -> list[Diagnostic]:
+    """The diagnostics at `position` (the text analysed first when it is not yet)."""
     diagnostics = snapshot.analysed()
     if not diagnostics or snapshot.layout is None:
-        return None
+        return []
     at = snapshot.layout.analysed(snapshot.uri, position)
     if at is None:
-        return None
-    hits = [d for d in diagnostics if (d.line, d.column) <= at <= (d.end_line, d.end_column)]
-    if not hits:
-        return None
-    from fixinplace.fix import offer
+        return []
+    return [d for d in diagnostics if (d.line, d.column) <= at <= (d.end_line, d.end_column)]
 
-    hits = offer(snapshot.text, snapshot.path, hits, snapshot.settings,  # the fix each one gets
-                 admissible=snapshot.layout.admits if snapshot.layout is not None else None)
+
+def hover_of(snapshot: Snapshot, hits: list[Diagnostic]) -> types.Hover:
+    """What the diagnostics `hits` say, each with the fix it gets when that fix is checked already (else: that it is
+    being checked)."""
+    fixes = snapshot.fixes
+    parts = []
+    for d in hits:
+        known = fixes.known(d) if fixes is not None else None
+        parts.append(hover_text(known.diagnostic if known is not None else d, snapshot.layout,
+                                pending=known is None and d.severity is not Severity.INFO))
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(hover_text(d, snapshot.layout) for d in hits)),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)),
         range=to_lsp(hits[0], snapshot.layout).range,
     )
 
@@ -516,6 +566,10 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
     return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
 
 
+def _import_fixes() -> None:
+    import fixinplace.fix.checked  # noqa: F401 (imported for its import time)
+
+
 def create_server() -> FixinplaceServer:
     """A server with every handler registered."""
     server = FixinplaceServer()
@@ -524,6 +578,12 @@ def create_server() -> FixinplaceServer:
     def initialize(ls: FixinplaceServer, params: types.InitializeParams) -> None:
         use_source_lines(ls.workspace)
         ls.options = _client_options(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: FixinplaceServer, params: types.InitializedParams) -> None:
+        # The first fix asked for imports LibCST and the codemods (near a second on a loaded machine): imported
+        # now, off the event loop and off `initialize`'s answer, while the editor opens its documents.
+        threading.Thread(target=_import_fixes, name="fixinplace-import", daemon=True).start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: FixinplaceServer, params: types.DidChangeConfigurationParams) -> None:
