@@ -1,4 +1,5 @@
-"""Hostile user programs against `fixinplace verify`'s verdict and containment: real CLI runs, real children.
+"""Hostile user programs against `fixinplace verify`'s verdict and its containment: real CLI runs, real
+children.
 
 Each program carries a fix that changes behaviour (`--unsafe-fixes` on a view of a leaf written in place: the
 rewrite copies it, which verify reports `failed` against its reading of the write as an update of state), plus code that attacks the verifier: it
@@ -142,7 +143,7 @@ def test_floods_of_output_and_shared_memory_are_capped(tmp_path):
                            "--timeout", "120"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
     rows = {r["path"]: r for r in json.loads(proc.stdout)["results"]}
     peak = int(proc.stderr.rsplit("peak-rss-kib", 1)[1].split()[0]) * 1024
-    assert peak < 200 * 2**20, f"the parent peaked at {peak / 2**20:.0f} MiB"
+    assert peak < 400 * 2**20, f"the parent peaked at {peak / 2**20:.0f} MiB"  # it kept it all: 1.3 GiB
     assert rows["loud.py"]["status"] == "failed", rows["loud.py"]  # judged as usual (the fix is wrong)
     assert rows["shared.py"]["status"] != "verified", rows["shared.py"]
     assert "ran out of memory under the verify cap" in rows["shared.py"]["reason"], rows["shared.py"]

@@ -118,7 +118,7 @@ def main() -> int:
         sys.path[0] = request["cwd"]
     try:
         import torch  # noqa: F401
-        from fixinplace.verify import remote
+        from fixinplace.verify import job as _job, remote, steps  # noqa: F401 - once, before the runners fork
     except BaseException as e:
         emit({"ready": False, "error": f"cannot import torch: {type(e).__name__}: {e}"})
         return 0

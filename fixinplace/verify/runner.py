@@ -5,15 +5,17 @@ The parent never imports torch nor the user's code. All jobs go to one child (to
 that runs past it, or a child that dies, is reported `failed` for that job; the child is then killed and a fresh
 one runs the remaining jobs.
 
-Containment, guaranteed when `run_jobs` returns:
+The child's jobs each run in a runner forked by the judge, which decides the results (`remote`, `child`). Containment
+(`keeper`, `cgroup`; docs/reliability.md says what is used where):
 
 - no process the user code started is left running, on Linux even one that started a session of its own or
-  daemonised, and also after a timeout or a crash of the child: the child is a subreaper that runs the jobs in a
-  worker process, so every descendant stays in its process tree, which is stopped and killed as a whole (from
-  /proc); elsewhere the child's process group is killed;
-- each process of the user code has at most `memory` bytes of private memory (RLIMIT_DATA: heap, anonymous and
-  private mappings; RLIMIT_AS would also count the address space that CUDA reserves); a result that ran out of it
-  says so;
+  daemonised, also after a timeout, a crash, or a kill of the process group or of the runner's parent: the
+  child's keeper is the init of a PID namespace (or a subreaper), and the child is in a cgroup killed at the end
+  where one can be made; results are voided when the keeper is found dead;
+- each process of the user code has at most `memory` bytes of private memory (RLIMIT_DATA), and shared mappings
+  count too under a cgroup's memory.max or the runners' RLIMIT_AS where these can be used; a result that ran out
+  of it says so;
+- what the child prints is kept only in part (a head and a tail, `capture`);
 - the user code runs in a fresh temporary working directory, removed afterwards, not in the caller's.
 """
 
@@ -29,7 +31,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 from fixinplace.verify import cgroup
 from fixinplace.verify.capture import Capped
