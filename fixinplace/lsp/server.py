@@ -2,15 +2,17 @@
 comment), fix-all and hover, for text documents and for the Python cells of notebook documents (a notebook is
 analysed as one text, its code cells joined: `notebooks.py`).
 
-Every analysis is `fixinplace.engine.check_source` on the editor's text (never the file on disk). The fix of a
-diagnostic is the checked fix `fixinplace fix` would apply (`fixinplace.fix.offer`: the text rewritten and analysed
-again), computed only when asked for: for the diagnostics under a code action's range, or under the hover; a quick
-fix applies it, fix-all runs `fixinplace.fix.fix_text` exactly as `fixinplace fix` does. A text that does not parse keeps its last good diagnostics. Nothing imports or runs user
-code. The event loop only reads messages and answers: diagnostics are computed in one worker thread (a change
-debounces the next analysis by `DEBOUNCE_S`), each hover and code action in a thread of its own, so that a fix-all
-that takes a minute on a large file delays nothing else, and a cancelled request is answered at once. A result
-computed for a text the document no longer has is dropped. Messages are read by `framing.serve_messages`, which
-skips a malformed one instead of losing its place in the stream.
+Every analysis is `fixinplace.engine.analyse_source` on the editor's text (never the file on disk), its
+diagnostics selected as `check_source` selects them. The fix of a diagnostic is the checked fix `fixinplace fix`
+would apply (what `fixinplace.fix.offer` gives: the text rewritten and analysed again), computed only when asked
+for, for the diagnostics under a code action's range or under the hover, and kept with the text (`fixes.py`); a
+quick fix applies it, fix-all runs `fixinplace.fix.fix_text` exactly as `fixinplace fix` does. A text that does not
+parse keeps its last good diagnostics. Nothing imports or runs user code. The event loop only reads messages and
+answers: diagnostics are computed in one worker thread (a change in a burst of typing debounces the next analysis
+by `DEBOUNCE_S`), each hover and code action in a thread of its own, so that a fix-all that takes a minute on a
+large file delays nothing else, and a cancelled request is answered at once. A result computed for a text the
+document no longer has is dropped. Messages are read by `framing.serve_messages`, which skips a malformed one
+instead of losing its place in the stream; `protocol.py` and `guard.py` keep the lifecycle (`shutdown`, `exit`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +82,8 @@ class DocState:
     fixes: TextFixes | None = None  # the checked fixes of `text`'s diagnostics, computed as they are asked for
     published: set[str] = field(default_factory=set)  # the documents given diagnostics (a notebook's cells)
     task: asyncio.Task | None = None  # the pending debounced analysis
+    last_change: float = float("-inf")  # when the last change came (time.monotonic())
+    analysis_s: float = float("inf")  # how long its last analysis took (unknown: long)
     # The last fix-all: for which (text, settings), and its edits (a future while they are computed).
     fix_all: tuple[tuple[str, Settings], asyncio.Future] | None = None
 
@@ -313,9 +318,11 @@ class FixinplaceServer(LanguageServer):
             found: tuple[list[Diagnostic], list[Diagnostic]] | None = (state.diagnostics, state.hazards)
         else:
             settings = self.settings_for(current.path)
+            started = time.monotonic()
             found, reason = await asyncio.get_running_loop().run_in_executor(
                 self.executor, self._analyse, text, current.path, settings
             )
+            state.analysis_s = time.monotonic() - started
             self._report(reason)
         if self.text_of(key) != text:
             return  # the text changed meanwhile; the next analysis publishes
@@ -340,6 +347,17 @@ class FixinplaceServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri=uri, version=version if uri == key else None, diagnostics=diagnostics))
         state.published = {uri for uri, diagnostics in by_uri.items() if diagnostics}
+
+    def change_delay(self, key: str) -> float:
+        """How long to wait before analysing a document that just changed. A change after a pause in typing, in a
+        document whose analysis is quick, is analysed at once: starting early wastes at most an analysis shorter
+        than the debounce. Changes in a burst, or in a document whose analysis is slow, wait `DEBOUNCE_S` for the
+        next one, so that one analysis follows the burst (a running analysis cannot be stopped)."""
+        state = self.docs.setdefault(key, DocState())
+        now = time.monotonic()
+        isolated = now - state.last_change >= DEBOUNCE_S
+        state.last_change = now
+        return 0.0 if isolated and state.analysis_s < DEBOUNCE_S else DEBOUNCE_S
 
     def schedule(self, key: str, delay: float) -> None:
         """(Re)start the analysis of a document or notebook, cancelling a pending one."""
@@ -601,7 +619,8 @@ def create_server() -> FixinplaceServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: FixinplaceServer, params: types.DidChangeTextDocumentParams) -> None:
         if ls.known(params.text_document.uri, "didChange"):
-            ls.schedule(ls.key_of(params.text_document.uri), DEBOUNCE_S)
+            key = ls.key_of(params.text_document.uri)
+            ls.schedule(key, ls.change_delay(key))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: FixinplaceServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -624,7 +643,7 @@ def create_server() -> FixinplaceServer:
         structure = params.change.cells.structure if params.change.cells is not None else None
         for cell in structure.did_close or [] if structure is not None else []:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
-        ls.schedule(params.notebook_document.uri, DEBOUNCE_S)
+        ls.schedule(params.notebook_document.uri, ls.change_delay(params.notebook_document.uri))
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_did_save(ls: FixinplaceServer, params: types.DidSaveNotebookDocumentParams) -> None:
