@@ -5,7 +5,7 @@
                      [--exclude GLOB] [--config FILE] [--quiet] [--output-file FILE] [--jobs N] [--no-cache]
                      [--statistics] [--exit-zero] [--show-fixes] [--stdin-filename PATH] [--add-noqa] [--watch]
                      [--color auto|always|never]
-    fixinplace fix [PATH...|-] [--apply] [--unsafe-fixes] [selection flags as check] [--quiet] [--show-fixes]
+    fixinplace fix [PATH...|-] [--apply] [--unsafe-fixes] [selection flags as check] [--no-cache] [--quiet] [--show-fixes]
                    [--output-file FILE] [--stdin-filename PATH] [--verify [--timeout S] [--memory SIZE]]
     fixinplace verify PATH... [--entry NAME [--inputs NAME]] [--device cpu|cuda|all] [--format text|json]
                       [--timeout S] [--memory SIZE] [--unsafe-fixes] [--output-file FILE]
@@ -232,6 +232,9 @@ FixStyleOption = Annotated[
                  "else a clone) or functional (select_scatter, slice_scatter, index_put, torch.where) [default: the "
                  "config's fix-style, else readable].", show_default=False),
 ]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Neither read nor write the cache (.fixinplace_cache at the project root).")
+]
 ConfigOption = Annotated[
     Optional[Path],
     typer.Option("--config", metavar="FILE", help="Read the settings from this file (a fixinplace.toml, or a "
@@ -335,9 +338,7 @@ def check(
         Optional[int],
         typer.Option("--jobs", "-j", metavar="N", help="Worker processes (0: one per CPU) [default: 0].", show_default=False),
     ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Neither read nor write the cache (.fixinplace_cache at the project root).")
-    ] = False,
+    no_cache: NoCacheOption = False,
     unsafe_fixes: UnsafeFixesOption = None,
     fix_style: FixStyleOption = None,
     statistics: Annotated[
@@ -525,6 +526,7 @@ def fix(
     severity: SeverityOption = None,
     exclude: ExcludeOption = None,
     config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary; only the diff and the error lines.")] = False,
     summary_only: Annotated[
         bool, typer.Option("--summary", help="Print the summary (on stdout) instead of the diff.")
@@ -550,7 +552,7 @@ def fix(
     targets, stdin = _stdin_target(paths, stdin_filename)
     settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes,
                               fix_style=fix_style, extend_select=extend_select, extend_ignore=extend_ignore,
-                              per_file_ignores=per_file_ignores)
+                              per_file_ignores=per_file_ignores, cache=False if no_cache else None)
     if stdin:
         if verify:
             raise _fail("--verify needs files, not standard input")
@@ -562,7 +564,10 @@ def fix(
     memory_cap = _memory(memory)
     report = run_fix(targets, settings, apply=apply and not verify)
     if verify:
+        from fixinplace.fix.files import settle
+
         _keep_verified(report, settings, apply, timeout, memory_cap)
+        settle(report, settings)
     if not apply and not summary_only:
         _emit(b"".join(p.diff_bytes() for p in report.patches), output_file)
     for error in report.errors:
@@ -587,7 +592,16 @@ def _fix_stdin(data: bytes, stdin_filename: Optional[str], settings, output_file
     if result.error is not None:
         print(f"{printable_path(name)}: error: {result.error.message}", file=sys.stderr)
     elif not quiet:
-        lines = [f"Fixed {_plural(len(result.applied), 'hazard')}"
+        fixed = len(result.applied)
+        if result.applied:  # hazards, not fixes (one fix can clear several), as `fix PATH` counts them
+            from fixinplace.engine import SourceError
+            from fixinplace.fix.files import reported_hazards
+
+            try:
+                fixed = max(len(reported_hazards(data, name, settings)) - len(result.remaining), 0)
+            except SourceError:  # pragma: no cover - the code was just fixed
+                pass
+        lines = [f"Fixed {_plural(fixed, 'hazard')}"
                  + (f"; {len(result.remaining)} {'remains' if len(result.remaining) == 1 else 'remain'}"
                     if result.remaining else "") + "."]
         if show_fixes:
@@ -607,7 +621,9 @@ def _fix_line(path: str, d) -> str:
 def _fix_summary(report, show_fixes: bool = False, list_unsafe: bool = True) -> List[str]:
     """The few lines that say what `fix` did (or would do), what remains, and what a non-zero exit status means;
     `show_fixes` lists the fixes, `list_unsafe` the hazards that only an unsafe fix would remove."""
-    applied, files, remaining = len(report.applied), len(report.fixed_files), len(report.remaining)
+    # Hazards, not fixes: one fix often clears several (one clone clears every write of the tensor), as `check`
+    # counts them (`[*] N fixable`).
+    applied, files, remaining = report.cleared, len(report.fixed_files), len(report.remaining)
     verb = "Fixed" if report.apply else "Would fix"
     line = f"{verb} {_plural(applied, 'hazard')} in {_plural(files, 'file')}"
     if remaining:
@@ -690,13 +706,14 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
             try:
                 o.patch = make_patch(o.patch.source, result.source)
             except PatchError as e:
-                o.error = FileError(o.path, one_line(e))
+                o.undo(FileError(o.path, one_line(e)))
                 report.errors.append(o.error)
                 continue
             applied = {_hazard(k) for k in result.applied}
             dropped = [d for d in o.applied if _hazard(d) not in applied]
             o.remaining = blocking(dropped) + o.remaining
             o.applied = kept = list(result.applied)
+            o.exact = False  # `settle` counts what remains
         if kept is None:
             rows = verification.results if o.path not in subsets else together.results
             reasons = [r["reason"] for r in rows if r["path"] == o.path and r["status"] != "verified"]
@@ -709,6 +726,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
             o.remaining = blocking(o.applied) + o.remaining
             o.applied = []
             o.patch = None
+            o.exact = False
             continue
         for d in kept:
             print(f"{printable_path(o.path)}:{d.line}: {d.code} verified ({d.fix.description if d.fix else 'fix'})", file=sys.stderr)
@@ -717,7 +735,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
                 write_patch(o.patch)
                 o.written = True
             except PatchError as e:
-                o.error = FileError(o.path, one_line(e))
+                o.undo(FileError(o.path, one_line(e)))
                 report.errors.append(o.error)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -329,6 +330,22 @@ def test_symlink_is_rewritten_through_its_target(tmp_path):
     assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["leaf.py"]
 
 
+def test_hard_linked_file_keeps_its_inode_and_all_its_names_see_the_fix(tmp_path):
+    f = tmp_path / "leaf.py"
+    f.write_text(LEAF)
+    os.chmod(f, 0o640)
+    other = tmp_path / "other_name.txt"  # not a .py: fixed once, through leaf.py
+    os.link(f, other)
+    inode = f.stat().st_ino
+    proc = cli("fix", "--apply", "leaf.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "with torch.no_grad():" in f.read_text()
+    assert other.read_text() == f.read_text()
+    assert f.stat().st_ino == other.stat().st_ino == inode and f.stat().st_nlink == 2
+    assert stat.S_IMODE(f.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["leaf.py", "other_name.txt"]  # no temporary file
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Files that cannot be fixed
 
@@ -388,3 +405,121 @@ def test_missing_path_exits_2_after_fixing_the_others(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr == "missing.py: error: no such file or directory\n"
     assert "with torch.no_grad():" in (tmp_path / "leaf.py").read_text()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The counts: what `check` calls fixable and what `fix` says remains are what a real `check` finds afterwards
+
+#: One write fixed out of place (`u = u.add(1)`) also clears the next one, through `u.detach()` (whose own fix is
+#: unsafe): 2 errors, both cleared by `fix --apply`.
+THROUGH_DETACH = """\
+import torch
+
+
+def main():
+    x = torch.randn(4, 3, requires_grad=True)
+    u = x.exp()
+    loss = u.sum()
+    u.add_(1)
+    u.detach().mul_(2)
+    loss.backward()
+"""
+#: Four writes of one saved tensor, all cleared by one clone.
+MANY_WRITES = """\
+import torch
+
+
+def main():
+    x = torch.randn(4, 3, requires_grad=True)
+    u = x.exp()
+    loss = u.sum()
+    u[0] = 0.0
+    u[1] = 0.0
+    u[2] = 0.0
+    u[3] = 0.0
+    loss.backward()
+"""
+#: A helper that writes its argument, in another file: each call that passes it a saved tensor is a diagnostic of
+#: the calling file, cleared by the (unsafe) fix of the helper. The caller's name sorts first, so `fix` meets it
+#: before the helper.
+HELPER = "import torch\n\n\ndef bump(t):\n    t.add_(1)\n    return t\n"
+CALLER = """\
+import torch
+from helpers import bump
+
+
+def main():
+    x = torch.randn(4, 3, requires_grad=True)
+    u = x.exp()
+    loss = u.sum()
+    bump(u)
+    bump(u)
+    bump(u)
+    loss.backward()
+"""
+
+_FOUND = re.compile(r"^Found (\d+) errors?, (\d+) warnings? in \d+ files?\.$", re.M)
+_FIXABLE = re.compile(r"^(?:\[\*\] )?(\d+) fixable with `fixinplace fix --apply`(?: \((\d+) more with `--unsafe-fixes`\))?\.$",
+                      re.M)
+_SUMMARY = re.compile(r"^(?:Fixed|Would fix) (\d+) hazards? in \d+ files?(?:; (\d+) remains?)?", re.M)
+
+
+def _check_counts(folder: Path, *flags: str) -> tuple[int, int, int, list[str]]:
+    """What `check` reports: the errors and warnings found, the fixable count, the `more with --unsafe-fixes`
+    count, and the positions marked `[*]`."""
+    proc = cli("check", "--no-cache", *flags, ".", cwd=folder)
+    assert proc.returncode in (0, 1), proc.stderr
+    found = _FOUND.search(proc.stdout)
+    if found is None:
+        assert proc.stdout == "All checks passed!\n", proc.stdout
+        return 0, 0, 0, []
+    fixable = _FIXABLE.search(proc.stdout)
+    marked = [line.split(": FIP")[0] for line in proc.stdout.splitlines() if re.match(r"^\S+: FIP\d+ \[\w+\] \[\*\]", line)]
+    return (int(found[1]) + int(found[2]), int(fixable[1]) if fixable else 0,
+            int(fixable[2] or 0) if fixable else 0, marked)
+
+
+def _summary_counts(text: str) -> tuple[int, int]:
+    m = _SUMMARY.search(text)
+    assert m is not None, text
+    return int(m[1]), int(m[2] or 0)
+
+
+@pytest.mark.parametrize("files, flags", [
+    ({"detach.py": THROUGH_DETACH}, ()),
+    ({"many.py": MANY_WRITES}, ()),
+    ({"detach.py": THROUGH_DETACH, "many.py": MANY_WRITES}, ("--unsafe-fixes",)),
+    ({"a_caller.py": CALLER, "helpers.py": HELPER}, ("--unsafe-fixes",)),
+], ids=["one-fix-clears-two", "one-clone-clears-four", "unsafe", "another-file"])
+def test_counts_are_what_a_real_check_finds_after_fix_apply(tmp_path, files, flags):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    found, fixable, more, marked = _check_counts(tmp_path, *flags)
+    dry = cli("fix", "--summary", *flags, ".", cwd=tmp_path)
+    applied = cli("fix", "--apply", *flags, ".", cwd=tmp_path)
+    assert applied.returncode in (0, 1), applied.stderr
+    left, _, _, _ = _check_counts(tmp_path, *flags)
+    cleared = found - left
+    assert cleared > 0
+    # `fix` (with or without --apply) says how many hazards it clears and how many a real check still finds.
+    assert _summary_counts(dry.stdout) == (cleared, left), dry.stdout
+    assert _summary_counts(applied.stdout) == (cleared, left), applied.stdout
+    if "a_caller.py" in files:
+        return  # `check` counts what each file's own fixes clear (see docs/cli.md)
+    assert fixable == cleared and more == 0
+    assert len(marked) == fixable  # every [*] is a diagnostic `fix --apply` clears, and each one it clears is marked
+
+
+def test_fixable_and_more_with_unsafe_fixes_are_what_each_fix_apply_clears(tmp_path):
+    """Without --unsafe-fixes, `N fixable (M more with --unsafe-fixes)`: N is what `fix --apply` clears, M what
+    `fix --apply --unsafe-fixes` clears on top."""
+    (tmp_path / "detach.py").write_text(THROUGH_DETACH)
+    shutil.copyfile(ARGUMENT, tmp_path / "features.py")
+    found, fixable, more, _ = _check_counts(tmp_path)
+    for flags, expected in (((), fixable), (("--unsafe-fixes",), fixable + more)):
+        folder = tmp_path / ("unsafe" if flags else "safe")
+        folder.mkdir()
+        for name in ("detach.py", "features.py"):
+            shutil.copyfile(tmp_path / name, folder / name)
+        cli("fix", "--apply", *flags, ".", cwd=folder)
+        assert found - _check_counts(folder)[0] == expected, flags

@@ -157,7 +157,15 @@ def test_statistics_counts_each_code(tmp_path):
     (tmp_path / "c.py").write_text(UNSAFE_ONLY)
     proc = cli("check", ".", "--statistics", "--no-cache", cwd=tmp_path)
     assert proc.returncode == 1
-    assert proc.stdout.splitlines() == ["2\tFIP101\t[*] saved-tensor-mutated", "1\tFIP102\t[ ] leaf-mutated"]
+    # As Ruff: the rows, then the totals, in the words of the report without --statistics.
+    totals = ["Found 3 errors, 0 warnings in 3 files.",
+              "[*] 2 fixable with `fixinplace fix --apply` (1 more with `--unsafe-fixes`)."]
+    assert proc.stdout.splitlines() == ["2\tFIP101\t[*] saved-tensor-mutated", "1\tFIP102\t[ ] leaf-mutated", *totals]
+    assert cli("check", ".", "--no-cache", cwd=tmp_path).stdout.splitlines()[-2:] == totals
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "ok.py").write_text("import torch\n")
+    assert cli("check", ".", "--statistics", cwd=clean).stdout == "All checks passed!\n"
     rows = json.loads(cli("check", ".", "--statistics", "--format", "json", cwd=tmp_path).stdout)
     assert rows == [{"code": "FIP101", "name": "saved-tensor-mutated", "count": 2, "fixable": True},
                     {"code": "FIP102", "name": "leaf-mutated", "count": 1, "fixable": False}]
@@ -354,6 +362,17 @@ def test_fix_defaults_to_the_current_folder(tmp_path):
     assert proc.returncode == 1 and proc.stdout.startswith("--- a/a.py\n"), proc.stdout + proc.stderr
     assert proc.stderr.splitlines()[-1] == \
         "Exit status 1: there are fixes to make; `fixinplace fix --apply` writes them."
+
+
+def test_fix_takes_no_cache_like_check(tmp_path):
+    (tmp_path / "a.py").write_text(HAZARD)
+    for command in ("check", "fix"):
+        help_text = cli(command, "--help", cwd=tmp_path).stdout
+        assert "--no-cache" in help_text and "Neither read nor write the cache" in help_text, command
+    proc = cli("fix", "--apply", "--no-cache", ".", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout == "Fixed 1 hazard in 1 file.\n", proc.stdout + proc.stderr
+    assert not (tmp_path / ".fixinplace_cache").exists()
+    assert cli("check", "--no-cache", ".", cwd=tmp_path).stdout == "All checks passed!\n"
 
 
 def test_fix_summary_instead_of_the_diff(tmp_path):

@@ -3,7 +3,8 @@
     read_file(path, max_size) -> SourceFile      bytes, decoded exactly like `check` (PEP 263 cookie, UTF-8 BOM)
     make_patch(source, new_text) -> FilePatch     new text with the file's newlines, its new bytes (same codec,
                                                   same BOM), and a unified diff checked with `unidiff`
-    write_patch(patch)                            atomic replace of the file (through a symlink to its target)
+    write_patch(patch)                            safe replace of the file (through a symlink to its target; a
+                                                  hard-linked file keeps its inode)
     run_fix(paths, settings, apply=)             discovery + `fixinplace.fix.fix_text` on every file (unsafe fixes
                                                   too with `settings.unsafe_fixes`)
 
@@ -12,10 +13,12 @@ codec, which is verified to round-trip the original bytes), the BOM, the coding 
 ending (lines that the codemods add or rewrite get the file's dominant ending, so a CRLF file stays CRLF), the
 permission bits (and the owner, where allowed), and a symlink (its target is rewritten, the link stays a link).
 
-A file is replaced atomically: the new bytes go to a temporary file in the same folder, which is flushed,
-fsynced, given the original permission bits and then renamed over the original (`os.replace`); on any failure the
-temporary file is removed and the original is untouched. (A hard-linked file gets a new inode: its other names
-keep the old text.) A read-only file (no write permission bit: checked on the mode bits, since root ignores them)
+A file is never left half-written: the new bytes go to a temporary file in the same folder, which is flushed and
+fsynced. A file with one name is then replaced by it atomically (the temporary file gets the original permission
+bits and is renamed over the original, `os.replace`). A hard-linked file (more than one name) is rewritten in
+place from that copy and fsynced, so that all its names show the fixed text (same inode, mode and owner); if that
+write fails, the original bytes are written back. On any failure the temporary file is removed and the original is
+untouched. A read-only file (no write permission bit: checked on the mode bits, since root ignores them)
 is refused with a one-line error and left as it is.
 
 Problems with one file (unreadable, undecodable, unparsable, read-only, a diff that does not validate, a failure
@@ -284,7 +287,13 @@ def check_writable(source: SourceFile) -> os.stat_result:
 
 
 def write_patch(patch: FilePatch) -> None:
-    """Replace the file's bytes with the patch's, atomically; `PatchError` (file untouched) on failure."""
+    """Replace the file's bytes with the patch's; `PatchError` (file untouched) on failure.
+
+    The new bytes always go first to a temporary file in the file's folder, flushed and fsynced. A file with one
+    name then takes its place by a rename (atomic). A hard-linked file (more than one name) is rewritten in place
+    instead, from that temporary copy, so that every name keeps showing the same file (its inode, mode, owner and
+    links stay); if that fails, the original bytes are written back, and the temporary copy is removed only once
+    the file holds complete bytes (the new ones, or the old ones)."""
     if not patch.changed:
         return
     source = patch.source
@@ -306,6 +315,10 @@ def write_patch(patch: FilePatch) -> None:
             f.write(patch.new_data)
             f.flush()
             os.fsync(f.fileno())
+        if st.st_nlink > 1:
+            _copy_in_place(tmp, source.target, patch.new_data, source.data)
+            _remove(tmp)
+            return
         os.chmod(tmp, stat.S_IMODE(st.st_mode))
         if hasattr(os, "chown"):
             try:
@@ -313,19 +326,57 @@ def write_patch(patch: FilePatch) -> None:
             except OSError:  # only root (or the owner, for its groups) may; the mode bits are what matters
                 pass
         os.replace(tmp, source.target)
+    except PatchError:  # from `_copy_in_place`: it says where the text is
+        raise
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
         raise PatchError(f"cannot write: {e.strerror or e}") from None
     except BaseException:  # KeyboardInterrupt: the original is untouched, leave no temporary file behind
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
         raise
     _fsync_folder(folder or ".")
+
+
+def _copy_in_place(tmp: str, target: str, new: bytes, original: bytes) -> None:
+    """Write `new` (the bytes already safe in `tmp`) over `target`'s, in the same inode, and fsync; on any failure (an interruption
+    too) put `original` back the same way and re-raise. Should that fail as well, `tmp` (the complete new bytes)
+    takes the file's name by a rename: the file is never left half-written, though its other names then keep the
+    old text."""
+    try:
+        _overwrite(target, new)
+    except BaseException:
+        try:
+            _overwrite(target, original)
+        except BaseException:
+            try:
+                os.replace(tmp, target)
+            except OSError:
+                raise PatchError(f"cannot write in place, nor put the old text back: the fixed text is in {tmp}") \
+                    from None
+            raise PatchError("cannot write in place: the fixed text was put in a new file under the same name, so the "
+                             "file's other names (hard links) keep the old text") from None
+        raise
+
+
+def _overwrite(target: str, data: bytes) -> None:
+    """Write `data` over the file's bytes in place (same inode), truncate, fsync."""
+    fd = os.open(target, os.O_WRONLY)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _fsync_folder(folder: str) -> None:
@@ -356,13 +407,19 @@ class FileOutcome:
     remaining: list[Diagnostic] = field(default_factory=list)  # error/warning hazards left afterwards
     error: FileError | None = None
     written: bool = False
+    found: int = 0  # the error and warning hazards of the file before the fix (what `check` reports)
+    # Whether `remaining` is what the file's final text has (with the other files as they were): false once its
+    # patch is dropped or cut down (`settle` then analyses the file again).
+    exact: bool = True
 
     def undo(self, error: FileError) -> None:
-        """Leave the file as it was, for `error`: no patch, and the hazards its fixes would have removed remain."""
+        """Leave the file as it was, for `error`: no patch, and the hazards its fixes would have removed remain
+        (one fix may remove several: `settle` counts them again)."""
         self.error = error
         self.patch = None
         self.remaining = blocking(self.applied) + self.remaining
         self.applied = []
+        self.exact = False
 
 
 @dataclass
@@ -389,6 +446,12 @@ class FixReport:
     @property
     def remaining(self) -> list[Diagnostic]:
         return [d for o in self.outcomes for d in o.remaining]
+
+    @property
+    def cleared(self) -> int:
+        """How many error and warning hazards the fixes clear (or would): those found before less those that remain,
+        in every file (a fix in one file can clear the diagnostics of the files that import it)."""
+        return max(sum(o.found for o in self.outcomes) - len(self.remaining), 0)
 
     @property
     def fixed_files(self) -> list[str]:
@@ -418,7 +481,7 @@ def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | N
     if is_notebook(path):
         from fixinplace.fix.notebooks import fix_notebook
 
-        return fix_notebook(path, settings, apply=apply, cwd=cwd)
+        return _count_found(fix_notebook(path, settings, apply=apply, cwd=cwd), settings)
 
     def work(outcome: FileOutcome) -> None:
         source = read_file(path, settings.max_file_size)
@@ -434,7 +497,32 @@ def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | N
         if result.source != source.text:
             write_if_changed(outcome, make_patch(source, result.source, cwd), apply)
 
-    return guarded_outcome(path, work)
+    return _count_found(guarded_outcome(path, work), settings)
+
+
+def _count_found(outcome: FileOutcome, settings: Settings) -> FileOutcome:
+    """Set `outcome.found`: the hazards `check` reports in the file's original text (those that remain when the
+    text does not change; one more analysis when it does, since one fix can clear several)."""
+    outcome.found = len(outcome.remaining)
+    if outcome.error is None and outcome.patch is not None:
+        try:
+            outcome.found = len(reported_hazards(outcome.patch.source.data, outcome.path, settings))
+        except SourceError:  # pragma: no cover - the text was analysed just before
+            outcome.found = len(outcome.applied) + len(outcome.remaining)
+    return outcome
+
+
+def reported_hazards(data: bytes, path: str, settings: Settings, at: str | None = None) -> list[Diagnostic]:
+    """The errors and warnings `check` reports for a file whose bytes are `data` (a notebook's too); `at`: where
+    to analyse it instead of `path` (its copy in a shadow tree), the diagnostics still naming `path`."""
+    from dataclasses import replace
+
+    from fixinplace.engine import check_bytes, select_diagnostics
+
+    if at is None:
+        return blocking(check_bytes(data, path, settings)[0])
+    found, _ = check_bytes(data, at, replace(settings, per_file_ignores=()))
+    return blocking(select_diagnostics([replace(d, path=path) for d in found], settings))
 
 
 def write_if_changed(outcome: FileOutcome, patch: FilePatch, apply: bool) -> None:
@@ -476,11 +564,139 @@ def run_fix(paths: Sequence[str], settings: Settings | None = None, *, apply: bo
         if real in seen:
             continue
         seen.add(real)
-        outcome = fix_file(path, settings, apply=apply, cwd=cwd)
+        # Every file is fixed against the others as they are (the diff is what --apply writes); the writes come
+        # after, then `settle` counts what remains once they are all in place.
+        outcome = fix_file(path, settings, apply=False, cwd=cwd)
         report.outcomes.append(outcome)
         if outcome.error is not None:
             report.errors.append(outcome.error)
+    if apply:
+        write_patches(report)
+    settle(report, settings)
     return report
+
+
+def write_patches(report: FixReport) -> None:
+    """Write each outcome's patch; a file that cannot be written keeps its text and gets a one-line error."""
+    for o in report.outcomes:
+        if o.patch is None or not o.patch.changed or o.written:
+            continue
+        try:
+            write_patch(o.patch)
+            o.written = True
+        except PatchError as e:
+            o.undo(FileError(o.path, one_line(e)))
+            report.errors.append(o.error)
+
+
+def settle(report: FixReport, settings: Settings) -> None:
+    """Make each outcome's `remaining` what `fixinplace check` finds once the fixes are in place (written with
+    `report.apply`, else as they would be): a file is analysed again when a project module it imports changes (a
+    fix in a helper clears the diagnostics at its calls in the files that import it), or when its own patch was
+    dropped or cut down. Without `apply` the changed modules are not on disk: such a file is analysed in a shadow
+    tree holding it, the modules it imports (changed ones with their new text) and the `__init__.py` files that
+    make their packages."""
+    from fixinplace.analysis.project import dependency_files
+    from fixinplace.cache import code_text
+    from fixinplace.engine import read_source_bytes
+
+    final: dict[str, bytes] = {}  # absolute path -> new bytes, of each file the fixes change
+    for o in report.outcomes:
+        if o.patch is not None and o.patch.changed and (o.written or not report.apply):
+            final[os.path.realpath(o.path)] = o.patch.new_data
+    if not final and all(o.exact for o in report.outcomes):
+        return
+    shadow: _Shadow | None = None
+    try:
+        for o in report.outcomes:
+            if o.error is not None and o.exact:
+                continue  # a file that could not be read or fixed: `check` reports the same error
+            try:
+                own = final.get(os.path.realpath(o.path))
+                data = own if own is not None else read_source_bytes(o.path, settings.max_file_size)
+                deps = [d for d in dependency_files(o.path, code_text(o.path, data))
+                        if os.path.realpath(d) in final]
+                if not deps and o.exact:
+                    continue
+                at = None
+                if deps and not report.apply:
+                    shadow = shadow or _Shadow(final)
+                    at = shadow.place(o.path, data, dependency_files(o.path, code_text(o.path, data)))
+                o.remaining = _offered(data, o.path, reported_hazards(data, o.path, settings, at), settings, at)
+                o.exact = True
+            except (SourceError, OSError):
+                continue
+    finally:
+        if shadow is not None:
+            shadow.remove()
+
+
+def _offered(data: bytes, path: str, hazards: list[Diagnostic], settings: Settings, at: str | None) -> list[Diagnostic]:
+    """Remaining hazards with the fix `--unsafe-fixes` would apply (for the summary's list), for a Python file."""
+    if not hazards or settings.unsafe_fixes or is_notebook(path):
+        return hazards
+    from dataclasses import replace
+
+    from fixinplace.engine import decode_source
+    from fixinplace.fix.checked import offer
+
+    where = at or path
+    offered = offer(decode_source(data), where, [replace(d, path=where) for d in hazards], settings)
+    return [replace(d, path=path) for d in offered]
+
+
+class _Shadow:
+    """A temporary copy of the files one analysis reads, at their absolute paths under a temporary folder: the
+    analysed file and its imports, with the new text of the files the fixes change."""
+
+    def __init__(self, final: dict[str, bytes]) -> None:
+        self.root = tempfile.mkdtemp(prefix="fixinplace-shadow-")
+        self.final = final
+        self.placed: set[str] = set()
+
+    def path(self, path: str | os.PathLike) -> str:
+        absolute = os.path.abspath(path)
+        drive, rest = os.path.splitdrive(absolute)
+        return os.path.join(self.root, drive.replace(":", ""), rest.lstrip("\\/"))
+
+    def _put(self, path: str | os.PathLike, data: bytes | None) -> None:
+        absolute = os.path.abspath(path)
+        if absolute in self.placed:
+            return
+        self.placed.add(absolute)
+        if data is None:
+            data = self.final.get(os.path.realpath(absolute))
+        if data is None:
+            with open(absolute, "rb") as f:
+                data = f.read()
+        target = self.path(absolute)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(data)
+        # The packages above it (what makes `from .a import b` and the top package resolve as they do).
+        folder = os.path.dirname(absolute)
+        while os.path.isfile(os.path.join(folder, "__init__.py")):
+            marker = os.path.join(folder, "__init__.py")
+            if marker not in self.placed:
+                self._put(marker, None)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+
+    def place(self, path: str, data: bytes, dependencies: Sequence[os.PathLike]) -> str:
+        """Put the file (with `data`) and its imports in the tree; return where to analyse it."""
+        for dependency in dependencies:
+            self._put(dependency, None)
+        absolute = os.path.abspath(path)
+        self.placed.discard(absolute)
+        self._put(absolute, data)
+        return self.path(absolute)
+
+    def remove(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 __all__ = [

@@ -9,10 +9,10 @@
     Found 1 error, 0 warnings in 1 file.
     [*] 1 fixable with `fixinplace fix --apply`.
 
-`[*]` marks the diagnostics that `fixinplace fix --apply` fixes (as Ruff marks them): those whose checked fix
-(`Diagnostic.fix`, set by `fixinplace.fix.offer`) is safe, or unsafe when unsafe fixes are on; the last line counts
-them, and the unsafe ones `--unsafe-fixes` would add. Diagnostics without a computed fix are not marked and not
-counted. Files that could not be checked print one line each, `path: error: reason`. With `quiet`, only the first
+`[*]` marks the diagnostics that `fixinplace fix --apply` fixes (as Ruff marks them): those whose fix
+(`Diagnostic.fix`, set by `fixinplace.fixable.offer_fixes` from what `fix` does to the file: one fix often clears
+several diagnostics) is safe, or unsafe when unsafe fixes are on; the last line counts them, and the ones that
+only `--unsafe-fixes` would clear. Diagnostics without a fix are not marked and not counted. Files that could not be checked print one line each, `path: error: reason`. With `quiet`, only the first
 line of each diagnostic and the error lines are printed; with `show_fixes`, each fix's description follows its
 diagnostic (`= help: ...`). Colour (ANSI) only when asked for (the CLI asks on a TTY).
 """
@@ -120,7 +120,8 @@ def by_code(report: Report) -> list[tuple[str, list[Diagnostic]]]:
 
 def statistics(report: Report, unsafe_fixes: bool = False) -> str:
     """Ruff's `--statistics`: one line per code, most frequent first: count, code, [*] when every one is
-    fixable, the rule's name."""
+    fixable, the rule's name; then the errors, and the totals that the report without --statistics ends with
+    (`summary`: `Found ...`, `[*] N fixable ...`)."""
     from fixinplace.rules import RULES_BY_CODE
 
     rows = by_code(report)
@@ -132,12 +133,13 @@ def statistics(report: Report, unsafe_fixes: bool = False) -> str:
         out.append(f"{len(ds):>{width}}\t{code}\t{mark} {rule.name if rule else ''}".rstrip())
     for e in report.errors:
         out.append(f"{printable_path(e.path)}: error: {e.message}")
-    if not rows and not report.errors:
-        out.append("All checks passed!")
+    out.append(summary(report, unsafe_fixes))
     return "".join(line + "\n" for line in out)
 
 
 def summary(report: Report, unsafe_fixes: bool = False) -> str:
+    """The totals a text report ends with (also after `--statistics`): what was found, what could not be
+    checked, and what `fix --apply` fixes."""
     counts = {sev: 0 for sev in Severity}
     for d in report.diagnostics:
         counts[d.severity] += 1
