@@ -195,12 +195,15 @@ def test_readme_is_an_introduction_whose_links_resolve():
         assert (REPO / link).exists(), f"README links to {link}, which does not exist"
 
 
-def ci_commands() -> tuple[str, str]:
+def ci_commands() -> dict[str, str]:
+    """The commands .ci/run sets: CHECK_INSTALL, CHECK, INSTALL and TEST."""
     script = CI_RUN.read_text()
-    install = re.search(r'^INSTALL="(.*)"$', script, re.M)
-    test = re.search(r'^TEST="(.*)"$', script, re.M)
-    assert install and test, "the install and test commands must be set in .ci/run"
-    return install.group(1), test.group(1)
+    found = {}
+    for name in ("CHECK_INSTALL", "CHECK", "INSTALL", "TEST"):
+        match = re.search(rf'^{name}="(.*)"$', script, re.M)
+        assert match, f"{name}: the README's commands must be set in .ci/run"
+        found[name] = match.group(1)
+    return found
 
 
 def readme_first_commands() -> list[str]:
@@ -210,13 +213,15 @@ def readme_first_commands() -> list[str]:
 
 
 def test_readme_starts_with_exactly_the_two_commands_ci_runs():
-    install, test = ci_commands()
+    ci = ci_commands()
+    venv = "python3 -m venv .venv && . .venv/bin/activate"
     assert readme_first_commands() == [
-        f"python3 -m venv .venv && . .venv/bin/activate && {install} && fixinplace check fixtures/ --statistics; "
-        "fixinplace fix fixtures/check --summary",
-        f"python3 -m venv .venv && . .venv/bin/activate && {install} && {test}",
+        f"{venv} && {ci['CHECK_INSTALL']} && {ci['CHECK']}",
+        f"{venv} && {ci['INSTALL']} && {ci['TEST']}",
     ]
-    assert install.startswith("pip install -q torch==2.13.0 && ")  # torch first: a bare torch pulls GBs of CUDA
+    assert "torch" not in ci["CHECK_INSTALL"]  # check and fix need no torch: the first command installs none
+    assert ci["CHECK"] == "fixinplace check fixtures/ --statistics; fixinplace fix fixtures/check --summary"
+    assert ci["INSTALL"].startswith("pip install -q torch==2.13.0 && ")  # torch first: a bare torch pulls GBs of CUDA
 
 
 def test_ci_script_is_strict_and_executable():
@@ -224,4 +229,5 @@ def test_ci_script_is_strict_and_executable():
     assert script.startswith("#!/usr/bin/env bash\n")
     assert "set -euo pipefail" in script
     assert 'python3 -m venv "$work/venv"' in script and 'eval "$INSTALL"' in script and 'eval "$TEST"' in script
+    assert 'python3 -m venv "$work/check-venv"' in script and 'eval "$CHECK_INSTALL"' in script
     assert os.access(CI_RUN, os.X_OK)
