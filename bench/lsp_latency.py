@@ -11,7 +11,9 @@ subprocess and measures, in milliseconds (median and p90):
   debounce (`fixinplace.lsp.server.DEBOUNCE_S`: an edit, not a burst of typing), to the `publishDiagnostics` of
   that version;
 - hover and code action (quick fixes) on flagged writes, with the analysis warm (the diagnostics of the current
-  text published): the first request at each of `--requests` writes, then the same requests again.
+  text published): a hover on each of `--requests` writes; code actions on `--requests` other writes (the first
+  request at a write checks its fix), then on the same writes again; then hovers on those writes (their fixes
+  checked).
 
 Also prints one bare `check_source` of the file, for comparison.
 """
@@ -159,8 +161,9 @@ async def run(lines: int, edits: int, requests: int, starts: int) -> None:
 
         # hover and code action on flagged writes spread over the file (the diagnostics of the current text)
         flagged = [d for d in session.last if d.severity != types.DiagnosticSeverity.Information]
-        step = max(1, len(flagged) // max(1, requests))
-        picked = flagged[::step][:requests]
+        step = max(1, len(flagged) // max(1, 2 * requests))
+        spread = flagged[::step]
+        hovered, asked = spread[0::2][:requests], spread[1::2][:requests]  # distinct writes
 
         def hover(d: types.Diagnostic):
             return lambda: client.text_document_hover_async(types.HoverParams(
@@ -171,10 +174,10 @@ async def run(lines: int, edits: int, requests: int, starts: int) -> None:
                 text_document=types.TextDocumentIdentifier(uri=uri), range=d.range,
                 context=types.CodeActionContext(diagnostics=[d], only=[types.CodeActionKind.QuickFix])))
 
-        hovers = [await timed(hover(d)) for d in picked]
-        hovers_again = [await timed(hover(d)) for d in picked]
-        actions = [await timed(action(d)) for d in picked]
-        actions_again = [await timed(action(d)) for d in picked]
+        hovers = [await timed(hover(d)) for d in hovered]
+        actions = [await timed(action(d)) for d in asked]
+        actions_again = [await timed(action(d)) for d in asked]
+        hovers_checked = [await timed(hover(d)) for d in asked]
         await session.stop()
 
     debounce = DEBOUNCE_S * 1000
@@ -183,9 +186,9 @@ async def run(lines: int, edits: int, requests: int, starts: int) -> None:
     print(f"initialize, from the process start:          {summary(cold)}")
     print(f"didChange -> publishDiagnostics:             {summary(latencies)} (server debounce: {debounce:.0f} ms)")
     print(f"hover on a flagged write, first:             {summary(hovers)}")
-    print(f"hover, the same writes again:                {summary(hovers_again)}")
     print(f"code action (quickfix) on a write, first:    {summary(actions)}")
     print(f"code action, the same writes again:          {summary(actions_again)}")
+    print(f"hover on those writes (fixes checked):       {summary(hovers_checked)}")
 
 
 def main() -> None:

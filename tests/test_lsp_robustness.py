@@ -137,3 +137,47 @@ def test_cancelled_fix_all_answers_request_cancelled_and_is_asked_again(server: 
              for e in answer["result"][0]["edit"]["changes"][uri]]
     assert apply_edits(text, edits) == fix_text(text, str(path), Settings(project_root=tmp_path)).source
     server.close()
+
+
+# --- a fix checked once per text ---------------------------------------------------------------------------------
+
+BIG = hazards(250)  # 1,500 lines: checking one fix (the file analysed again) takes longer than a hover may wait
+FAST = 1.0  # seconds: well under one check of a fix on BIG (1.5 s to 5 s), well over a hover's wait (0.15 s)
+
+
+def test_hover_does_not_wait_for_a_slow_fix_check_and_the_code_action_reuses_it(server: RawServer, tmp_path: Path):
+    from fixinplace.engine import check_source
+    from fixinplace.fix import offer
+    from fixinplace.lsp.convert import fix_title
+    from fixinplace.settings import Settings
+
+    server.initialize(tmp_path)
+    path = tmp_path / "big.py"
+    uri = server.open(path, BIG)
+    diagnostics = server.diagnostics(uri, 60)
+    assert diagnostics is not None and len(diagnostics) == 250
+    write = diagnostics[200]["range"]
+    sent = time.monotonic()
+    server.hover(2, uri, write["start"])
+    first = server.response(2, FAST)
+    assert first is not None, "the hover waited for the check of its fix"
+    print(f"first hover: {time.monotonic() - sent:.3f} s")
+    assert "FIP101" in first["result"]["contents"]["value"]
+    # the check goes on: a later hover shows the fix
+    deadline, shown = time.monotonic() + 60, first["result"]["contents"]["value"]
+    while "Fix: being checked" in shown and time.monotonic() < deadline:
+        time.sleep(0.2)
+        server.hover(3, uri, write["start"])
+        shown = server.response(3, QUICK)["result"]["contents"]["value"]
+    line = write["start"]["line"] + 1
+    settings = Settings(project_root=tmp_path)
+    expected = offer(BIG, str(path), [d for d in check_source(BIG, str(path), settings) if d.line == line], settings)
+    assert f"Fix: {expected[0].fix.description}" in shown
+    # the quick fix of that write is the checked one, made without checking it again
+    sent = time.monotonic()
+    actions = server.request(4, "textDocument/codeAction", {"textDocument": {"uri": uri}, "range": write,
+                                                            "context": {"diagnostics": [], "only": ["quickfix"]}}, FAST)
+    assert actions is not None, "the code action checked the fix again"
+    print(f"code action after the hover: {time.monotonic() - sent:.3f} s")
+    assert [a["title"] for a in actions["result"]] == [fix_title(expected[0]), "Ignore FIP101 for this line"]
+    server.close()
