@@ -158,10 +158,10 @@ def _decode(body: bytes, protocol: Any) -> Any:
 
 def _why(error: Exception) -> str:
     """What is wrong with a message, in one line (cattrs names each bad field and where it is)."""
-    try:
-        from cattrs import transform_error
+    from cattrs import transform_error
 
-        reasons = transform_error(error) if isinstance(error, Exception) else []
+    try:
+        reasons = transform_error(error)
     except Exception:  # not a cattrs error
         reasons = []
     return "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "") if reasons else one_line(error)

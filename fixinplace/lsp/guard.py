@@ -44,7 +44,12 @@ def serve_guarded(serve: Callable[[], None]) -> None:
         finally:
             os._exit(1)  # `serve` ends the process itself; never return into the parent's caller
     os.close(read_end)
-    Guard(pid, write_end).run()
+    guard = Guard(pid, write_end)
+    try:
+        guard.run()
+    except KeyboardInterrupt:  # Ctrl-C in a terminal: the child got it too, and ends
+        guard.outbox.put(None)
+        guard._end(wait_s=GRACE_S)
 
 
 class Guard:
