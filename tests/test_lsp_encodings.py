@@ -88,11 +88,14 @@ def test_text_document_positions_use_the_negotiated_encoding(server: RawServer, 
     assert d["range"] == write_range(LINE, encoding)
     # related information: the save by `exp` on the same line, spanning it to its end (counted in `encoding`)
     related = [r["location"]["range"] for r in d.get("relatedInformation") or []]
-    assert {"start": at(LINE, LINE.index("x.exp()"), encoding), "end": at(LINE, len(LINE), encoding)} in related, related
+    saved = {"start": at(LINE, LINE.index("x.exp()"), encoding), "end": at(LINE, len(LINE), encoding)}
+    assert saved in related, related
 
     # hover: read at the write's first character, not one character before it
-    hover = server.request(2, "textDocument/hover", {"textDocument": {"uri": uri}, "position": d["range"]["start"]}, 120)
-    assert hover is not None and "FIP101" in hover["result"]["contents"]["value"] and hover["result"]["range"] == d["range"]
+    hover = server.request(2, "textDocument/hover", {"textDocument": {"uri": uri}, "position": d["range"]["start"]},
+                           120)
+    assert hover is not None and "FIP101" in hover["result"]["contents"]["value"]
+    assert hover["result"]["range"] == d["range"]
     before = at(LINE, LINE.index(WRITE) - 1, encoding)
     assert server.request(3, "textDocument/hover", {"textDocument": {"uri": uri}, "position": before})["result"] is None
 
@@ -136,8 +139,8 @@ def test_notebook_cell_positions_use_the_negotiated_encoding(server: RawServer, 
                               for cell, text in zip(cells, sources)]})
     d = fip101(server.diagnostics(cells[1], 60))
     assert d["range"] == write_range(LINE, encoding, row=0)
-    hover = server.request(2, "textDocument/hover", {"textDocument": {"uri": cells[1]}, "position": d["range"]["start"]},
-                           120)
+    hover = server.request(2, "textDocument/hover",
+                           {"textDocument": {"uri": cells[1]}, "position": d["range"]["start"]}, 120)
     assert hover is not None and hover["result"]["range"] == d["range"]
     actions = code_actions(server, 3, cells[1], d["range"], d, ["quickfix"])
     ignore = next(a for a in actions if a["title"] == "Ignore FIP101 for this line")

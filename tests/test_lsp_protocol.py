@@ -70,7 +70,8 @@ def test_request_with_malformed_params_gets_invalid_params(server: RawServer, tm
     assert hover is not None and "FIP101" in hover["result"]["contents"]["value"]
     server.close()
     lines = no_traceback(server)
-    assert len(lines) == 1 and lines[0].startswith("fixinplace lsp: answered a malformed request with an error: "), lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("fixinplace lsp: answered a malformed request with an error: "), lines
 
 
 def test_unknown_request_and_request_after_shutdown_are_answered(server: RawServer, tmp_path: Path):
@@ -78,8 +79,8 @@ def test_unknown_request_and_request_after_shutdown_are_answered(server: RawServ
     unknown = server.request(2, "fixinplace/noSuchThing", {})
     assert unknown is not None and unknown["error"]["code"] == METHOD_NOT_FOUND, unknown
     assert server.request(3, "shutdown") is not None
-    late = server.request(4, "textDocument/hover",
-                          {"textDocument": {"uri": (tmp_path / "a.py").as_uri()}, "position": {"line": 0, "character": 0}})
+    late = server.request(4, "textDocument/hover", {"textDocument": {"uri": (tmp_path / "a.py").as_uri()},
+                                                    "position": {"line": 0, "character": 0}})
     assert late is not None and late["error"]["code"] == INVALID_REQUEST, late
     assert "shut down" in late["error"]["message"]
     server.send(method="exit")

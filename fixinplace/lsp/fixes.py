@@ -41,17 +41,19 @@ class TextFixes:
     Safe to share between threads: one computation runs at a time (they share one LibCST tree)."""
 
     def __init__(self, text: str, path: str, settings: Settings, hazards: Sequence[Diagnostic],
-                 admissible: Optional[Callable[[str], bool]] = None, uris: tuple[str, ...] = ()) -> None:
+                 admissible: Optional[Callable[[str], bool]] = None, uris: tuple[str, ...] = (),
+                 describe: Optional[Callable[[str], str]] = None) -> None:
         """`hazards`: every error and warning of `text`, of every rule (`fixinplace.diagnostics.blocking` of
-        `fixinplace.engine.analyse_source`), what the check compares a rewrite's hazards with; `admissible` as
-        for `offer`; `uris`: the documents the text is shown in (a notebook's cells, which `admissible` splits
-        it into). Cheap: nothing is computed (nor LibCST imported) before a fix is asked for."""
+        `fixinplace.engine.analyse_source`), what the check compares a rewrite's hazards with; `admissible` and
+        `describe` as for `offer`; `uris`: the documents the text is shown in (a notebook's cells, which
+        `admissible` splits it into). Cheap: nothing is computed (nor LibCST imported) before a fix is asked for."""
         self.text = text
         self.path = path
         self.settings = settings
         self.uris = uris
         self._hazards = list(hazards)
         self._admissible = admissible
+        self._describe = describe
         self._checker = None  # fixinplace.fix.checked's Checker and Version of the text, made at the first fix
         self._version = None
         self._found: dict[tuple[int, int, str], Offered] = {}
@@ -106,7 +108,10 @@ class TextFixes:
         if found is None:
             return Offered(replace(d, fix=None), None)
         candidate, new_text, new_line = found
-        return Offered(replace(d, fix=candidate.fix(new_line)), new_text)
+        fix = candidate.fix(new_line)
+        if self._describe is not None:
+            fix = replace(fix, description=self._describe(fix.description))
+        return Offered(replace(d, fix=fix), new_text)
 
     def _first_passing(self, checker, target: Diagnostic):  # noqa: ANN001 (fixinplace.fix.checked.Checker)
         """`Checker.first_passing` (candidate, new text, its first new line), with the rewrites made on the
