@@ -207,3 +207,25 @@ async def test_notebook_syntax_error_in_one_cell_keeps_the_last_diagnostics(clie
                                             new_text="(((")])
     kept = await published(client, nb.code_uris())
     assert [d.code for d in kept[write_cell]] == ["FIP101"]
+
+
+@pytest.mark.asyncio
+async def test_quick_fix_title_names_the_cells_lines(client: LanguageClient, tmp_path: Path):
+    """A fix that rewrites another cell (the clone where `exp` runs) names that line as the cells number it, as the
+    diagnostic and `check --show-fixes` do, not as a line of the joined cells."""
+    await start(client, tmp_path)
+    nb = Notebook(tmp_path / "clone.ipynb", [
+        (CODE, "python", "import torch\nx = torch.randn(3, requires_grad=True)\n"),
+        (MARKUP, "markdown", "# The save\n"),
+        (CODE, "python", "u = x.exp()\nloss = u.sum()\n"),
+        (CODE, "python", "u[0] = 0.0\nloss.backward()\n"),
+    ])
+    nb.open(client)
+    write_cell = nb.uri_of(3)
+    diags = await published(client, nb.code_uris())
+    [d] = diags[write_cell]
+    [fix] = fixes(await code_actions(client, write_cell, d.range))
+    assert "(line 1 of cell 3)" in fix.title and "(line 3)" not in fix.title, fix.title
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=write_cell), position=d.range.start))
+    assert hover is not None and "(line 3)" not in hover.contents.value

@@ -118,7 +118,8 @@ class Snapshot:
         # Not shared: the published analysis is of another text (this one is newer, or its analysis is pending).
         object.__setattr__(self, "diagnostics", diagnostics)
         object.__setattr__(self, "fixes", TextFixes(self.text, self.path, self.settings, hazards,
-                                                    self.layout.admits if self.layout is not None else None))
+                                                    self.layout.admits if self.layout is not None else None,
+                                                    describe=self.layout.message if self.layout is not None else None))
         return diagnostics
 
     def text_fixes(self) -> TextFixes | None:
@@ -386,7 +387,7 @@ class FixinplaceServer(LanguageServer):
         fixes = state.fixes
         if fixes is None or fixes.settings != settings or fixes.uris != tuple(current.layout.uris()):
             fixes = state.fixes = TextFixes(current.text, current.path, settings, state.hazards, current.layout.admits,
-                                            tuple(current.layout.uris()))
+                                            tuple(current.layout.uris()), describe=current.layout.message)
         return Snapshot(uri, current.path, current.text, settings, state.diagnostics, current.layout, key, fixes)
 
     def is_current(self, snapshot: Snapshot) -> bool:
