@@ -1,4 +1,4 @@
-"""Running the real `fixinplace` command line in a subprocess, for the CLI tests."""
+"""Running the real `fixinplace` command line (and other children of the tests) in a subprocess."""
 
 from __future__ import annotations
 
@@ -14,20 +14,27 @@ def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | N
         encoding: str | None = None, as_user: bool = False) -> subprocess.CompletedProcess:
     """`python -m fixinplace ARGS` with this checkout first on the path, no colour and no debug re-raise;
     `as_user`: with file permissions applied even when the tests run as root (`without_permission_override`)."""
-    env = dict(os.environ if env is None else env)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("FORCE_COLOR", None)
-    env.pop("FIXINPLACE_DEBUG", None)
     return subprocess.run(
         [sys.executable, *python_flags, "-m", "fixinplace", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         encoding=encoding,
-        env=env,
+        env=child_env(env),
         timeout=timeout,
         **(without_permission_override() if as_user else {}),
     )
+
+
+def child_env(env: dict | None = None, **extra: str) -> dict:
+    """`env` (default: this process's environment) with this checkout first on the path, no forced colour and no
+    debug re-raise, and `extra` set: what every child process of the tests runs under."""
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("FORCE_COLOR", None)
+    env.pop("FIXINPLACE_DEBUG", None)
+    env.update(extra)
+    return env
 
 
 def without_permission_override() -> dict:

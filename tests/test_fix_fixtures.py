@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from clirun import cli
+from clirun import child_env, cli
 
 REPO = Path(__file__).resolve().parent.parent
 FIX_DIR = REPO / "fixtures" / "fix"
@@ -88,7 +88,7 @@ HAZARDOUS_SEED_PROGRAMS = sorted(n for n, e in TRUTH.items() if "seed" in n and 
 
 
 def fixinplace(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return cli(*args, cwd=cwd, env=dict(os.environ, NO_COLOR="1"))
+    return cli(*args, cwd=cwd, env=child_env(NO_COLOR="1"))
 
 
 def fix_folder(folder: Path, *, unsafe: bool, apply: bool = True, style: str = "readable"
@@ -189,8 +189,7 @@ def run_programs(tmp_path: Path, jobs: list[tuple[Path, str]]) -> list[dict]:
 
     out_file = tmp_path / "results.pt"
     argv = [str(out_file)] + [str(x) for path, mode in jobs for x in (path, mode)]
-    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = child_env(PYTHONHASHSEED="0", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
     proc = subprocess.run([sys.executable, "-c", RUNNER, *argv], cwd=tmp_path, capture_output=True, text=True,
                           env=env, timeout=600)
     assert proc.returncode == 0 and out_file.exists(), f"the runner failed: {describe(proc)}"

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from clirun import child_env, cli
 
 REPO = Path(__file__).resolve().parent.parent
 FIX_DIR = REPO / "fixtures" / "fix"
@@ -41,16 +41,8 @@ ON_PURPOSE = [n for n in CASES if _case(n)["strategy"] in CHANGES_MEANING]
 LEAF_UPDATE_READING = ("18_clone_before_write_view_of_argument_leaf", "34_augassign_out_of_place_view_of_parameter_unsafe")
 
 
-def _env() -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.pop("FORCE_COLOR", None)
-    return env
-
-
 def fip(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fixinplace", *args], cwd=cwd, env=_env(), capture_output=True,
-                          text=True, timeout=timeout)
+    return cli(*args, cwd=cwd, timeout=timeout)
 
 
 def verify_json(*args: str, cwd: Path = REPO) -> tuple[int, list[dict], str]:
@@ -764,7 +756,7 @@ def test_text_report_is_one_line_per_result_fitted_to_the_terminal(tmp_path):
     """Text output: `path:line function [device] status`, then the reference, the differences and the reason
     beneath, no line wider than the terminal (an 80-column pane), whatever the reason's length."""
     (tmp_path / "two.py").write_text(TWO_FIXES)
-    env = dict(_env(), COLUMNS="80")
+    env = child_env(COLUMNS="80")
     proc = subprocess.run([sys.executable, "-m", "fixinplace", "verify", "two.py", "--unsafe-fixes", "--device",
                            "cpu"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
     lines = proc.stdout.splitlines()
@@ -785,7 +777,7 @@ def test_parent_process_never_imports_torch(tmp_path):
     shutil.copy(FIX_DIR / "01_clone_before_write_int_index" / "before.py", tmp_path / "m.py")
     code = ("import sys; from fixinplace.cli import run; rc = run(['verify', 'm.py', '--format', 'json']); "
             "print('TORCH', 'torch' in sys.modules, rc)")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(), capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=child_env(), capture_output=True, text=True,
                           timeout=120)
     assert "TORCH False 0" in proc.stdout, proc.stdout + proc.stderr
     assert (tmp_path / "m.py").read_text() == (FIX_DIR / "01_clone_before_write_int_index" / "before.py").read_text()
