@@ -84,13 +84,21 @@ BAD_FIELDS = [
 ]
 
 
-@pytest.mark.parametrize("field, value", BAD_FIELDS, ids=[f"{f}={v!r}" for f, v in BAD_FIELDS])
-def test_cache_entries_with_wrong_fields_are_misses_and_rewritten(tmp_path: Path, field: str, value):
-    project = _project(tmp_path)
+@pytest.fixture(scope="module")
+def cold_cache(tmp_path_factory) -> tuple[Path, Path, dict, object]:
+    """A project checked once (cold): (project, its one cache entry, the entry's JSON, the cold run). Each test
+    below plants its bad entry in this same project (the entry is bound to the file's path) and the warm run must
+    put the good one back."""
+    project = _project(tmp_path_factory.mktemp("cache"))
     cold = cli("check", "--format", "json", "good.py", cwd=project)
     (entry,) = _cache_entries(project)
-    good = json.loads(entry.read_text())
-    raw = json.loads(entry.read_text())
+    return project, entry, json.loads(entry.read_text()), cold
+
+
+@pytest.mark.parametrize("field, value", BAD_FIELDS, ids=[f"{f}={v!r}" for f, v in BAD_FIELDS])
+def test_cache_entries_with_wrong_fields_are_misses_and_rewritten(cold_cache: tuple, field: str, value):
+    project, entry, good, cold = cold_cache
+    raw = json.loads(json.dumps(good))
     if field == "error":
         raw["error"] = value
     else:
