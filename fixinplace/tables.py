@@ -144,6 +144,7 @@ import operator
 import random
 import sys
 import time
+import unittest
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -178,8 +179,14 @@ def _log(verbose: bool, *msg: Any) -> None:
         print(*msg, file=sys.stderr, flush=True)
 
 
+def _seed_cpu(seed: int) -> None:
+    """Seed the CPU generator as torch.manual_seed does, without queueing a seed for CUDA and XPU (which formats
+    the call stack every time while they are not initialised; the table is measured on the CPU)."""
+    torch.default_generator.manual_seed(seed)
+
+
 def _seed() -> None:
-    torch.manual_seed(SEED)
+    _seed_cpu(SEED)
     random.seed(SEED)
     try:
         import numpy
@@ -1689,14 +1696,52 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
 # Driver
 
 
+@contextlib.contextmanager
+def _quick_sample_iterators(common_utils: Any):
+    """torch's sample iterators (`TrackedInputIter`) look for the running unittest method with `inspect.stack()`,
+    which reads the source of every frame, and reseed with torch.manual_seed: two thirds of the generator's time.
+    No unittest runs here: the same walk over bare frames finds the same nothing, and the CPU generator gets the
+    same seed. The samples, and so the table, are unchanged (`--check` compares them)."""
+
+    def extract_test_fn() -> Callable | None:
+        frame = sys._getframe(1)
+        while frame is not None:
+            self_val = frame.f_locals.get("self")
+            if isinstance(self_val, unittest.TestCase):
+                *_, cls_name, test_name = self_val.id().rsplit(".", 2)
+                if cls_name == type(self_val).__name__ and test_name.startswith("test"):
+                    return getattr(self_val, test_name).__func__
+            frame = frame.f_back
+        return None
+
+    def set_rng_seed(seed: int | None = None) -> None:
+        seed = common_utils.SEED if seed is None else seed
+        _seed_cpu(seed)
+        random.seed(seed)
+        if common_utils.TEST_NUMPY:
+            import numpy
+
+            numpy.random.seed(seed)
+
+    saved = common_utils.extract_test_fn, common_utils.set_rng_seed
+    common_utils.extract_test_fn, common_utils.set_rng_seed = extract_test_fn, set_rng_seed
+    try:
+        yield
+    finally:
+        common_utils.extract_test_fn, common_utils.set_rng_seed = saved
+
+
 def generate(verbose: bool = False) -> dict:
     """Build the whole table (a JSON-ready dict)."""
     t0 = time.time()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(sys.stderr if verbose else _Sink()):
+    with warnings.catch_warnings(), contextlib.redirect_stdout(sys.stderr if verbose else _Sink()), \
+            contextlib.ExitStack() as stack:
         warnings.simplefilter("ignore")
+        from torch.testing._internal import common_utils
         from torch.testing._internal.common_methods_invocations import op_db
 
         torch.set_default_dtype(torch.float32)
+        stack.enter_context(_quick_sample_iterators(common_utils))
         names = _Names()
         counters = _Counters()
         counters["opinfos_total"] = len(op_db)
