@@ -7,13 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+from warmcli import warm_run
+
 REPO = Path(__file__).resolve().parent.parent
 
 
 def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | None = None, timeout: float = 300,
         encoding: str | None = None, as_user: bool = False) -> subprocess.CompletedProcess:
     """`python -m fixinplace ARGS` with this checkout first on the path, no colour and no debug re-raise;
-    `as_user`: with file permissions applied even when the tests run as root (`without_permission_override`)."""
+    `as_user`: with file permissions applied even when the tests run as root (`without_permission_override`).
+    Run in a fork of a warm interpreter (`warmcli`) unless the interpreter itself must differ: Python flags,
+    dropped capabilities, or FIXINPLACE_TEST_FRESH=1 in the tests' environment (every command fresh)."""
+    if not python_flags and not as_user and os.environ.get("FIXINPLACE_TEST_FRESH", "") in ("", "0"):
+        ran = warm_run(args, cwd, child_env(env), timeout, encoding)
+        if ran is not None:
+            return ran
     return subprocess.run(
         [sys.executable, *python_flags, "-m", "fixinplace", *args],
         cwd=cwd,

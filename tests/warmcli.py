@@ -1,0 +1,131 @@
+"""`python -m fixinplace ARGS` as a fork of an interpreter that imported LibCST once.
+
+Most of the suite's time was children starting: each `check` with fixable marks and each `fix` imports LibCST
+(0.5 s) before doing 0.1 s of work. A warm server, one per test process, imports the heavy modules that read no
+environment at import (LibCST, the codemods, the fix stage) and forks a child per command: the child takes the
+command's working directory, environment, argv and standard streams, runs the `fixinplace` module as `-m` does, and
+exits with its status. It is a real process running the real command line; only the import of LibCST is shared.
+
+A command whose interpreter must differ (Python flags, another hash seed or other PYTHON* variables, dropped
+capabilities) or whose imports are under test runs in a fresh interpreter instead (`clirun.cli` decides).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import locale
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+SERVER = r'''
+import json, os, runpy, signal, sys
+import libcst, libcst.matchers  # noqa: F401 - the heavy imports, made once
+import codemods  # noqa: F401
+import fixinplace.fix.checked  # noqa: F401
+
+requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "w", buffering=1)
+null = os.open(os.devnull, os.O_RDWR)
+os.dup2(null, 1)
+for line in requests:
+    request = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setsid()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.chdir(request["cwd"])
+            os.environ.clear()
+            os.environ.update(request["env"])
+            stdout = os.open(request["stdout"], os.O_WRONLY)
+            stderr = os.open(request["stderr"], os.O_WRONLY)
+            os.dup2(null, 0)
+            os.dup2(stdout, 1)
+            os.dup2(stderr, 2)
+            sys.stdin = open(0, closefd=False)
+            sys.stdout = open(1, "w", closefd=False)
+            sys.stderr = open(2, "w", closefd=False)
+            sys.argv = ["fixinplace", *request["args"]]
+            sys.path[0] = request["cwd"]
+            try:
+                runpy.run_module("fixinplace", run_name="__main__", alter_sys=True)
+                code = 0
+            except SystemExit as exit:
+                code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
+                if exit.code is not None and not isinstance(exit.code, int):
+                    print(exit.code, file=sys.stderr)
+            except BaseException:
+                import traceback
+                traceback.print_exc()
+                code = 1
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code & 0xFF)
+    replies.write(json.dumps({"pid": pid}) + "\n")
+    _, status = os.waitpid(pid, 0)
+    replies.write(json.dumps({"status": os.waitstatus_to_exitcode(status)}) + "\n")
+'''
+
+
+class WarmServer:
+    """The warm interpreter of this test process (started at the first command, ended with the process)."""
+
+    def __init__(self, env: dict) -> None:
+        self.env = env
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     env=env, start_new_session=True)
+        self.lock = threading.Lock()
+
+    def run(self, args: tuple[str, ...], cwd: Path, env: dict, timeout: float,
+            encoding: str | None) -> subprocess.CompletedProcess:
+        """Run one command in a fork of the server, as `subprocess.run(..., capture_output=True, text=True)`."""
+        with self.lock, tempfile.TemporaryDirectory(prefix="fixinplace-cli-") as folder:
+            out, err = Path(folder, "stdout"), Path(folder, "stderr")
+            out.touch()
+            err.touch()
+            request = {"args": list(args), "cwd": str(cwd), "env": env, "stdout": str(out), "stderr": str(err)}
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+            pid = json.loads(self.proc.stdout.readline())["pid"]
+            reply: list = []
+            reader = threading.Thread(target=lambda: reply.append(self.proc.stdout.readline()), daemon=True)
+            reader.start()
+            reader.join(timeout)
+            argv = [sys.executable, "-m", "fixinplace", *args]
+            if reader.is_alive():
+                os.killpg(pid, signal.SIGKILL)
+                reader.join()
+                raise subprocess.TimeoutExpired(argv, timeout, _text(out, encoding), _text(err, encoding))
+            status = json.loads(reply[0])["status"]
+            return subprocess.CompletedProcess(argv, status, _text(out, encoding), _text(err, encoding))
+
+
+def _text(path: Path, encoding: str | None) -> str:
+    """A captured stream decoded as `subprocess.run(text=True, encoding=...)` decodes it (universal newlines)."""
+    data = path.read_bytes()
+    return io.TextIOWrapper(io.BytesIO(data), encoding=encoding or locale.getpreferredencoding(False)).read()
+
+
+_servers: dict[str, WarmServer] = {}
+
+
+def warm_run(args: tuple[str, ...], cwd: Path, env: dict, timeout: float,
+             encoding: str | None) -> subprocess.CompletedProcess | None:
+    """The command run by the warm server whose interpreter matches `env` (None: it needs a fresh one)."""
+    python = {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    key = json.dumps(python, sort_keys=True)
+    server = _servers.get(key)
+    if server is None or server.proc.poll() is not None:
+        if len(_servers) >= 2 and key not in _servers:
+            return None  # an unusual interpreter: not worth a server of its own
+        server = _servers[key] = WarmServer(env)
+    return server.run(args, cwd, env, timeout, encoding)
