@@ -88,12 +88,12 @@ def test_every_library_write_the_table_measured_is_covered():
     assert might_write_in_place("emb = nn.Embedding(9, 4, max_norm=1.0)\nemb(ids)\n")
 
 
-def _corpus() -> list[str]:
+def _corpus(packages: tuple[str, ...]) -> list[str]:
     paths = [str(REPO / "fixtures" / "check")]
     spec = importlib.util.find_spec("torch")
     if spec is not None and spec.submodule_search_locations:
         root = Path(list(spec.submodule_search_locations)[0])
-        paths += [str(root / "nn"), str(root / "optim")]
+        paths += [str(root / package) for package in packages]
     return paths
 
 
@@ -106,9 +106,11 @@ def _diagnostics(paths: list[str], tmp_path: Path, prefilter: bool) -> list[dict
     return json.loads(run.stdout)["diagnostics"]
 
 
-def test_check_reports_the_same_with_and_without_the_filter(tmp_path):
-    """Over fixtures/check and the installed torch/nn and torch/optim (every severity)."""
-    paths = _corpus()
+@pytest.mark.parametrize("packages", [("optim", "utils/data"), pytest.param(("nn", "optim"), marks=pytest.mark.slow)],
+                         ids=["optim-data", "nn-optim"])
+def test_check_reports_the_same_with_and_without_the_filter(tmp_path, packages: tuple[str, ...]):
+    """Over fixtures/check and packages of the installed torch (every severity)."""
+    paths = _corpus(packages)
     if len(paths) == 1:
         pytest.skip("torch is not installed: only the fixtures would be compared")
     from fixinplace.discovery import discover
