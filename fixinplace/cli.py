@@ -654,7 +654,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
     fix is verified alone, and the file keeps the fixes that verified (verified again together), the others staying
     in `remaining`. With `apply`, the kept patches are written."""
     from fixinplace.fix.checked import fix_text
-    from fixinplace.fix.files import FileError, PatchError, make_patch, write_patch
+    from fixinplace.fix.files import FileError, PatchError, make_patch, write_outcome
     from fixinplace.verify import pair_of, verify_pairs
 
     report.apply = apply
@@ -731,12 +731,7 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
         for d in kept:
             print(f"{printable_path(o.path)}:{d.line}: {d.code} verified ({d.fix.description if d.fix else 'fix'})", file=sys.stderr)
         if apply:
-            try:
-                write_patch(o.patch)
-                o.written = True
-            except PatchError as e:
-                o.undo(FileError(o.path, one_line(e)))
-                report.errors.append(o.error)
+            write_outcome(o, report)
 
 
 _UNITS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}

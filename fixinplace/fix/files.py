@@ -581,12 +581,18 @@ def write_patches(report: FixReport) -> None:
     for o in report.outcomes:
         if o.patch is None or not o.patch.changed or o.written:
             continue
-        try:
-            write_patch(o.patch)
-            o.written = True
-        except PatchError as e:
-            o.undo(FileError(o.path, one_line(e)))
-            report.errors.append(o.error)
+        write_outcome(o, report)
+
+
+def write_outcome(o: FileOutcome, report: FixReport) -> None:
+    """Write one outcome's patch; a file that cannot be written keeps its text and gets a one-line error in
+    `report`."""
+    try:
+        write_patch(o.patch)
+        o.written = True
+    except PatchError as e:
+        o.undo(FileError(o.path, one_line(e)))
+        report.errors.append(o.error)
 
 
 def settle(report: FixReport, settings: Settings) -> None:
