@@ -254,15 +254,46 @@ class Checker:
             if new_source is None:
                 continue
             new_source = keep_untouched_lines(version.source, tree.code, new_source)
-            if new_source == version.source or not self.takes(new_source):
+            passed = self.passes(version, new_source, target)
+            if passed is not None:
+                return candidate, passed[0], LineMap(version.source, new_source).first_added.strip(), passed[1]
+        return None
+
+    def passes(self, version: Version, new_source: str, target: Diagnostic
+               ) -> Optional[tuple[Version, dict[int, Diagnostic]]]:
+        """The analysed rewritten text and which hazard of `version` each of its hazards continues, when the
+        rewrite of `target` passes the check (`target` gone, nothing new); None when it fails or changes nothing."""
+        if new_source == version.source or not self.takes(new_source):
+            return None
+        try:
+            new = self.version(new_source)
+        except SourceError:
+            return None
+        continued = accepts(version, new_source, new.hazards, target)
+        return None if continued is None else (new, continued)
+
+    def first_passing_by_unit(self, version: Version, target: Diagnostic) -> Optional[tuple[Candidate, str, str]]:
+        """As `first_passing` (the candidate, the new text, its first new line), with each rewrite made on the
+        target's top-level unit alone when it can be (as `fix_text` makes first rewrites): the same result, at the
+        cost of rewriting one definition instead of the module."""
+        try:
+            units = version.units()
+        except cst.ParserSyntaxError:
+            units = None
+        for candidate in candidates(target, self.style):
+            if not self.allowed(candidate):
                 continue
-            try:
-                new = self.version(new_source)
-            except SourceError:
+            rewrite = units.rewrite(candidate, target, self.path) if units is not None else False
+            if rewrite is False:
+                # It reaches outside its unit (or LibCST does not reproduce the text): the whole module (the
+                # candidates before this one fail there as they failed here).
+                found = self.first_passing(version, target)
+                return None if found is None else (found[0], found[1].source, found[2])
+            if rewrite is None:
                 continue
-            continued = accepts(version, new_source, new.hazards, target)
-            if continued is not None:
-                return candidate, new, LineMap(version.source, new_source).first_added.strip(), continued
+            new_text = units.splice([rewrite])  # type: ignore[union-attr]
+            if self.passes(version, new_text, target) is not None:
+                return candidate, new_text, LineMap(version.source, new_text).first_added.strip()
         return None
 
 

@@ -5,7 +5,7 @@ one does and unsafe fixes are off), made cheaper for an editor, which asks on ev
 
 - the text's analysis is the one its diagnostics were published from (`offer` analyses the text again first);
 - a candidate is rewritten on its top-level function or class alone when it stays inside it
-  (`fixinplace.fix.units`, as `fix_text` does for many hazards): LibCST's pass over a 1,000-line module takes
+  (`Checker.first_passing_by_unit`, as `fix_text` does for many hazards): LibCST's pass over a 1,000-line module takes
   longer than the analysis of the text; otherwise on the whole module, as `offer` does;
 - the rewritten text is kept, so a quick fix is not rewritten a second time (`apply_offered`);
 - each answer is kept with the text: asking again costs nothing.
@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
 from fixinplace.diagnostics import Diagnostic, Severity
-from fixinplace.engine import SourceError
 from fixinplace.settings import Settings
 
 
@@ -102,9 +101,9 @@ class TextFixes:
         target = next((h for h in self.version.hazards if key(h) == key(d)), None)
         if target is None:
             return Offered(replace(d, fix=None), None)
-        found = self._first_passing(self.checker, target)
+        found = self.checker.first_passing_by_unit(self.version, target)
         if found is None and not self.checker.unsafe:
-            found = self._first_passing(replace(self.checker, unsafe=True), target)
+            found = replace(self.checker, unsafe=True).first_passing_by_unit(self.version, target)
         if found is None:
             return Offered(replace(d, fix=None), None)
         candidate, new_text, new_line = found
@@ -112,38 +111,3 @@ class TextFixes:
         if self._describe is not None:
             fix = replace(fix, description=self._describe(fix.description))
         return Offered(replace(d, fix=fix), new_text)
-
-    def _first_passing(self, checker, target: Diagnostic):  # noqa: ANN001 (fixinplace.fix.checked.Checker)
-        """`Checker.first_passing` (candidate, new text, its first new line), with the rewrites made on the
-        target's unit when each one can be."""
-        import libcst as cst
-
-        from fixinplace.fix.candidates import candidates
-        from fixinplace.fix.checked import LineMap, accepts
-
-        version = self.version
-        try:
-            units = version.units()
-        except cst.ParserSyntaxError:
-            units = None
-        for candidate in candidates(target, checker.style):
-            if not checker.allowed(candidate):
-                continue
-            rewrite = units.rewrite(candidate, target, checker.path) if units is not None else False
-            if rewrite is False:
-                # It reaches outside its unit (or LibCST does not reproduce the text): the whole module, as `offer`
-                # does (the candidates before this one fail there as they failed here).
-                found = checker.first_passing(version, target)
-                return None if found is None else (found[0], found[1].source, found[2])
-            if rewrite is None:
-                continue
-            new_text = units.splice([rewrite])  # type: ignore[union-attr]
-            if new_text == version.source or not checker.takes(new_text):
-                continue
-            try:
-                new = checker.version(new_text)
-            except SourceError:
-                continue
-            if accepts(version, new_text, new.hazards, target) is not None:
-                return candidate, new_text, LineMap(version.source, new_text).first_added.strip()
-        return None
