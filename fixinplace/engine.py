@@ -14,7 +14,8 @@ front end (CLI, LSP, fix) shares them:
                                                 and Ruff's `# noqa` / `# noqa: FIP101, ...`
     select_diagnostics(diags, settings)         --select / --ignore prefixes, then the severity threshold
     analyse_source(text, path)                  every rule and severity, suppressions applied (what the fix stage
-                                                checks its rewrites against)
+                                                checks its rewrites against); inside `shared_analyses()`, once
+                                                per text
     check_source(text, path, settings)          the above, selected and thresholded
     check_file(path, settings) -> FileResult    one file; problems become a one-line FileError
     run_check(paths, settings, refine=) -> Report   discovery + every file: cached results (`fixinplace.cache`,
@@ -31,8 +32,10 @@ import os
 import re
 import tokenize
 import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from fixinplace import prefilter
 from fixinplace.deep import RECURSION_LIMIT, deep_call
@@ -250,6 +253,27 @@ def _analyze(tree: ast.Module, source: str, path: str) -> list[Diagnostic]:
     return list(analyze_module(tree, source, path))
 
 
+# The analyses made inside `shared_analyses()`, by (path, text); None outside it.
+_SHARED: ContextVar[dict[tuple[str, str], tuple[Diagnostic, ...]] | None] = ContextVar("fixinplace_analyses",
+                                                                                        default=None)
+
+
+@contextmanager
+def shared_analyses() -> Iterator[None]:
+    """Inside the block, `analyse_source` analyses each (path, text) once: the check of a file, the fix stage's
+    re-analysis of the same text and of rewrites that two passes both try (safe, then unsafe fixes) share one
+    analysis. The files a text imports are taken as unchanged while the block runs, so it spans one file's work,
+    not an editor's session. Nested blocks share the outermost one's analyses."""
+    if _SHARED.get() is not None:
+        yield
+        return
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]:
     """Every diagnostic of one file's text, of every rule and severity, suppression comments applied (sorted).
 
@@ -257,10 +281,16 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
     when the text cannot be parsed (every file is parsed: a file with a syntax error never passes); text without
     any in-place pattern is not analysed.
     """
+    shared = _SHARED.get()
+    if shared is not None and (path, source_text) in shared:
+        return list(shared[path, source_text])
     try:
-        return deep_call(_analyse_source, source_text, path)
+        diagnostics = deep_call(_analyse_source, source_text, path)
     except RecursionError:
         raise SourceError(f"cannot analyse: the code nests deeper than {RECURSION_LIMIT:,} frames") from None
+    if shared is not None:
+        shared[path, source_text] = tuple(diagnostics)
+    return diagnostics
 
 
 def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
@@ -330,6 +360,11 @@ def check_bytes(data: bytes, path: str, settings: Settings,
                 refine: Refine | None = None) -> tuple[list[Diagnostic], str]:
     """The selected diagnostics of one file's bytes (Python source, or a notebook's JSON when the path ends in
     `.ipynb`), refined, and the decoded text. Raises `SourceError` when they cannot be decoded or parsed."""
+    with shared_analyses():  # the refinement (the fix stage) analyses the same text again
+        return _check_bytes(data, path, settings, refine)
+
+
+def _check_bytes(data: bytes, path: str, settings: Settings, refine: Refine | None) -> tuple[list[Diagnostic], str]:
     if is_notebook(path):
         from fixinplace.notebook import NotebookError, check_notebook, decode_notebook
 

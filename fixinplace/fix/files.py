@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from fixinplace.diagnostics import Diagnostic, FileError, blocking, one_line, printable_path
-from fixinplace.engine import SourceError, decode_source_bytes, read_source_bytes
+from fixinplace.engine import SourceError, decode_source_bytes, read_source_bytes, shared_analyses
 from fixinplace.lines import LINE_ENDING, split_lines
 from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
@@ -476,6 +476,11 @@ class FixReport:
 
 def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | None = None) -> FileOutcome:
     """Fix one file (without `apply`: only compute the patch). Problems become the outcome's one-line `error`."""
+    with shared_analyses():  # the fixes, what remains and what was found analyse the same texts
+        return _fix_file(path, settings, apply, cwd)
+
+
+def _fix_file(path: str, settings: Settings, apply: bool, cwd: str | None) -> FileOutcome:
     from fixinplace.fix.checked import fix_text, offer
 
     if is_notebook(path):
