@@ -486,7 +486,8 @@ class CallHandler:
             if value.leaf_rg is True:
                 why = value.group.origin_detail or "a leaf that requires grad"
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True,
-                                 stmts=tuple(self.interp.statements), view=value.view, created=value.group.created)
+                                 stmts=tuple(self.interp.statements), view=value.view, created=value.group.created,
+                                 path=frame.path)
             elif (value.leaf_rg is None and value.group.origin == "arg" and certain and site.form != "out"
                   and not frame.mutates_on_request):
                 # Writing a caller's `out=` buffer, or an argument of an API with an `inplace` parameter, is what
@@ -1222,7 +1223,7 @@ class CallHandler:
         if name == "update" and args and isinstance(args[0], DictValue):
             d.items.update(args[0].items)
         elif name == "pop" and key is not None:
-            return d.items.pop(key, UNKNOWN)
+            return d.items.pop(key, args[1] if len(args) > 1 else UNKNOWN)
         return UNKNOWN
 
     def tensor_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
@@ -1808,7 +1809,9 @@ class CallHandler:
                 env[param.arg] = self._default(fn, position, keyword=True) if default is not None and not spread \
                     else UNKNOWN
         if spec.kwarg:
-            env[spec.kwarg.arg] = UNKNOWN
+            # The keywords no parameter took, when the call's are all known (`Block(dim, **kwargs)` forwarding
+            # them decides the flags of the function it calls).
+            env[spec.kwarg.arg] = UNKNOWN if spread else DictValue(dict(kwargs))
         return env
 
     @staticmethod

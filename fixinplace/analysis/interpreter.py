@@ -102,6 +102,17 @@ def annotation_kind(annotation: ast.AST | None) -> str:
     return "unknown"
 
 
+def literal_default(default: ast.expr | None) -> str | None:
+    """The kind ("number", "bool", "str") of a parameter's literal default (`0.5`, `-1`, `True`, `"mean"`), else
+    None (`None` as a default says nothing of what callers pass)."""
+    if isinstance(default, ast.UnaryOp) and isinstance(default.op, (ast.USub, ast.UAdd)):
+        default = default.operand
+    if not isinstance(default, ast.Constant) or default.value is None or isinstance(default.value, bytes):
+        return None
+    kind = constant_value(default.value).kind
+    return kind or None
+
+
 def _takes_inplace(args: ast.arguments) -> bool:
     return any(a.arg == "inplace" for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
 
@@ -271,20 +282,27 @@ class Interpreter:
     def unknown_arguments(self, args: ast.arguments, first: Value | None) -> dict:
         """Every parameter bound to a value of unknown provenance (the first one to `first`, e.g. `self`)."""
         params = [*args.posonlyargs, *args.args]
+        defaults = [None] * (len(params) - len(args.defaults)) + list(args.defaults)
         env: dict = {}
         for index, arg in enumerate(params):
-            env[arg.arg] = first if index == 0 and first is not None else self.argument_value(arg)
-        for arg in args.kwonlyargs:
-            env[arg.arg] = self.argument_value(arg)
+            env[arg.arg] = first if index == 0 and first is not None else self.argument_value(arg, defaults[index])
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            env[arg.arg] = self.argument_value(arg, default)
         if args.vararg:
             env[args.vararg.arg] = UNKNOWN
         if args.kwarg:
             env[args.kwarg.arg] = UNKNOWN
         return env
 
-    def argument_value(self, arg: ast.arg) -> Value:
-        """An argument whose provenance is unknown (its annotation says whether it is a tensor)."""
+    def argument_value(self, arg: ast.arg, default: ast.expr | None = None) -> Value:
+        """An argument whose provenance is unknown: its annotation says whether it is a tensor, else a literal
+        default that is a number, bool or string says what kind of value callers pass (`scale=0.5`, `eps=1e-6`,
+        `bias=True`: a Python number saves nothing when it multiplies a tensor), as Pyright infers an unannotated
+        parameter's type from its default."""
         kind = annotation_kind(arg.annotation)
+        literal = literal_default(default) if arg.annotation is None else None
+        if literal is not None:
+            return ScalarValue(kind=literal)
         if kind == "scalar":
             return ScalarValue(kind="str") if _is_str_annotation(arg.annotation) else SCALAR
         if kind == "container":
@@ -583,6 +601,7 @@ class Interpreter:
         if static is not None and len(arms) == 2:
             return self.exec_block(arms[0] if static else arms[1], frame)
         key = (id(node), frame.loop_tags)
+        self.report.branches[id(node)] = node
         start_env = frame.env
         start_path = frame.path
         outs: list[dict] = []
@@ -920,6 +939,7 @@ class Interpreter:
         if static is not None:
             return self.eval(node.body if static else node.orelse, frame)
         key = (id(node), frame.loop_tags)
+        self.report.branches[id(node)] = node
         start = frame.path
         values = []
         for arm, branch in enumerate((node.body, node.orelse)):

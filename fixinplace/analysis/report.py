@@ -68,6 +68,9 @@ class Reporter:
         self._foreign: list[tuple[str, frozenset, tuple]] = []
         self._foreign_bytes: dict[str, list[bytes]] = {}
         self._call_sites: dict[int, Site] = {}  # statement id -> the site standing for writes it runs elsewhere
+        # The branch statements and expressions whose condition the analysis could not decide (the nodes a path
+        # names by id): what a write in another file is conditional on, when a call of this file runs it.
+        self.branches: dict[int, ast.AST] = {}
 
     def add_foreign(self, display: str, node_ids: frozenset, lines: tuple) -> None:
         """Register the nodes of another project file: positions there are not positions in this file."""
@@ -118,17 +121,24 @@ class Reporter:
 
     # ------------------------------------------------------------------------------------------ emit
     def add(self, site: Site, code: str, severity: Severity, message: str, related=(),
-            save: tuple | None = None, stmts: tuple = ()) -> None:
+            save: tuple | None = None, stmts: tuple = (), paths: tuple = ()) -> None:
         """Record one diagnostic at a write site (the most severe one per site and code wins); `save` is a
         (Save, backward line, move facts) the write invalidated. A write in another project file, run by a call
-        of this file (`stmts`: the statements being run, outermost first), is reported at that call."""
+        of this file (`stmts`: the statements being run, outermost first), is reported at that call; when one
+        of `paths` (of the write, and of the save it changed) passes a branch of that file whose condition the
+        call's arguments leave undecided, the call runs it only maybe: a warning that names the condition."""
         entry = self._foreign_entry(site.node)
         if entry is not None:
             call = next((s for s in reversed(stmts) if self._foreign_entry(s) is None), None)
             if call is None:
                 return  # found while that file's own code ran: reported when that file is checked
             line = getattr(site.node, "lineno", 0)
-            message = f"this call runs {entry[0]}:{line}, where {message}"
+            guard = self._undecided_guard(paths)
+            if guard is None:
+                message = f"this call runs {entry[0]}:{line}, where {message}"
+            else:
+                message = f"this call may run {entry[0]}:{line}, {guard}; there, {message}"
+                severity = min(severity, Severity.WARNING, key=lambda s: s.rank)
             site = self._call_sites.setdefault(id(call), Site(node=call, form="call", op=site.op,
                                                               text=self._line_text(call)))
             save = None  # the fix stage rewrites this file only
@@ -141,6 +151,25 @@ class Reporter:
         if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
             pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
+
+    def _undecided_guard(self, paths: tuple) -> str | None:
+        """How a write in another file depends on a condition there that the analysis could not decide, for the
+        message ("only when `cond` (file:line) is true, which this call leaves undecided"), or None when every
+        branch of its paths that lies in another file was decided (the call's arguments chose the arms)."""
+        for path in paths:
+            for (node_id, _), arms in path:
+                node = self.branches.get(node_id)
+                entry = self._foreign_entry(node)
+                if node is None or entry is None:
+                    continue
+                where = f"{entry[0]}:{getattr(node, 'lineno', '?')}"
+                test = getattr(node, "test", None)
+                if isinstance(node, (ast.If, ast.IfExp, ast.While)) and test is not None and len(arms) == 1:
+                    truth = "true" if 0 in arms else "false"
+                    return (f"only when `{shorten(ast.unparse(test), 40)}` ({where}) is {truth}, which this call "
+                            f"leaves undecided")
+                return f"only on some paths of the branch at {where}, which this call leaves undecided"
+        return None
 
     def invalidated(self, write: Write, save: Save, backward_label: str, backward_line: int | None,
                     certain: bool, move: dict | None = None) -> None:
@@ -195,12 +224,12 @@ class Reporter:
             code = SAVED_TENSOR_MUTATED.code
         severity = Severity.ERROR if certain else Severity.WARNING
         self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}),
-                 stmts=write.stmts)
+                 stmts=write.stmts, paths=(write.path, save.path))
 
     def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = (), view: bool = False,
-             created: tuple[int, int] | None = None) -> None:
+             created: tuple[int, int] | None = None, path: tuple = ()) -> None:
         """A write to a leaf that requires grad (`view`: through a view of one) in grad mode; `created`: where
-        the leaf is made (line, column), when that is in the checked file."""
+        the leaf is made (line, column), when that is in the checked file; `path`: the branches the write is on."""
         if certain:
             what, quoted = ("a view of a leaf tensor", "a view of a leaf Variable") if view else \
                 ("a leaf tensor", "a leaf Variable")
@@ -216,7 +245,7 @@ class Reporter:
             )
         related = (Related(created[0], created[1], "the leaf tensor is created here"),) if created else ()
         self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message, related,
-                 stmts=stmts)
+                 stmts=stmts, paths=(path,))
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
         """Info diagnostics for write sites that got no hazard."""
