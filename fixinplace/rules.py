@@ -108,8 +108,9 @@ LEAF_MUTATED = Rule(
         "A leaf tensor that requires grad (`torch.ones(3, requires_grad=True)`, an `nn.Parameter`, a module's "
         "`self.weight`) or a view of one cannot be written in place while grad mode is on: PyTorch raises \"a "
         "leaf Variable that requires grad is being used in an in-place operation\" at the write. Parameter updates "
-        "belong under `torch.no_grad()`. Writes to a function's argument are reported as warnings: the analysis "
-        "cannot see whether callers pass a leaf."
+        "belong under `torch.no_grad()`. A write to a function's argument is reported where a call passes a leaf "
+        "(at the call, when the function is in another file); with no caller seen, it is not reported: a function "
+        "that writes its argument does what its callers ask."
     ),
     flagged=(
         "import torch\n"

@@ -488,12 +488,9 @@ class CallHandler:
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True,
                                  stmts=tuple(self.interp.statements), view=value.view, created=value.group.created,
                                  path=frame.path)
-            elif (value.leaf_rg is None and value.group.origin == "arg" and certain and site.form != "out"
-                  and not frame.mutates_on_request):
-                # Writing a caller's `out=` buffer, or an argument of an API with an `inplace` parameter, is what
-                # the caller asked for: the hazard, if any, is at the call site.
-                self.report.leaf(site, label, f"`{value.group.label}` is an argument of `{frame.function}` whose "
-                                 f"provenance the analysis cannot see", False)
+            # An argument whose callers are not seen is not reported as a possible leaf: a function that writes its
+            # argument does what its callers ask (logits filters, in-place helpers, `out=` buffers), and a leaf
+            # that requires grad passed to it is a hazard of the call, reported where the call is seen.
         stmts = tuple(self.interp.statements)
         for group, group_certain in value.all_groups():
             write = Write(group=group, seq=next_seq(), path=frame.path, site=site, certain=certain and group_certain,
@@ -1033,6 +1030,12 @@ class CallHandler:
 
     def call_builtin(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         if name == "range":
+            # A name `range` took is an integer from here on (a Python int, or an integer tensor, which cannot
+            # require grad): `y / n` in the loop saves nothing of the tensor it scales.
+            for arg_node, value in zip(node.args, args):
+                if isinstance(arg_node, ast.Name) and not isinstance(value, ScalarValue) \
+                        and getattr(value, "is_tensor", None) is not True and arg_node.id in frame.env:
+                    frame.env[arg_node.id] = ScalarValue(kind="number")
             # `range(3)` with known bounds: its numbers, so a loop over it runs each iteration with its index.
             bounds = [known_int(a) for a in args]
             if 1 <= len(bounds) <= 3 and not kwargs and (len(bounds) < 3 or bounds[2] != 0) \
@@ -1081,6 +1084,11 @@ class CallHandler:
         if name in ("max", "min") and args:
             if len(args) == 1:
                 return UNKNOWN
+            if any(isinstance(a, ScalarValue) and not a.is_str for a in args) and not any(
+                    getattr(a, "is_tensor", None) is True for a in args):
+                # `min(x.shape[2], n)`: compared with a Python number, the others are numbers too (a tensor here
+                # would be a one-element one, which code that compares sizes does not pass).
+                return ScalarValue(kind="number")
             result = args[0]
 
             for a in args[1:]:
@@ -1174,6 +1182,9 @@ class CallHandler:
     # ------------------------------------------------------------------------------------ tensor methods
     def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`receiver.name(...)` for any receiver."""
+        if not isinstance(receiver, (TensorValue, ModuleValue, InstanceValue, OptimizerValue, SeqValue, DictValue,
+                                     SuperValue)) or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
+            self.interp.unresolved_method_modes.setdefault(name, set()).add(frame.grad_mode)
         if isinstance(receiver, TensorValue):
             return self.tensor_method(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, (ModuleValue, InstanceValue)):
@@ -1983,6 +1994,9 @@ class CallHandler:
             return base.children[constant]
         if isinstance(base, SeqValue) and base.items:
             return self.interp.element_value(base, base.items)
+        if isinstance(base, ScalarValue):
+            # Part of a Python value (`x.shape[2]`, a character of a string) is no tensor.
+            return ScalarValue(kind="str") if base.is_str else SCALAR
         return UNKNOWN
 
     def slice_of(self, base: SeqValue, index: ast.Slice, frame: Frame) -> SeqValue | None:

@@ -116,6 +116,7 @@ class Evaluator(Protocol):
     inlined: set[int]  # ids of function definitions run with known arguments
     steps: int  # abstract statement executions so far
     uninlined_grad_modes: dict[int, set]  # id of a function definition -> grad modes of calls not inlined
+    unresolved_method_modes: dict[str, set]  # method name -> grad modes of calls whose receiver is not known
     report: Reporter
     loading: list  # the project modules whose top level is running (innermost last)
 

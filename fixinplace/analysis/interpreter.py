@@ -132,6 +132,9 @@ class Interpreter:
         self.steps = 0
         self.inlined: set[int] = set()  # ids of FunctionDef nodes run with known arguments
         self.uninlined_grad_modes: dict[int, set] = {}  # FunctionDef id -> grad modes of calls too deep to run
+        # Method name -> grad modes of the calls `x.name(...)` whose receiver the analysis could not tell (a filter
+        # taken from a list of them): a method of that name that nothing runs inlined was perhaps called there.
+        self.unresolved_method_modes: dict[str, set] = {}
         self.defined: list[FunctionValue] = []  # every function/method seen, in source order
         self.classes: list[ClassValue] = []
         self.call_stack: list[ast.AST] = []
@@ -243,6 +246,12 @@ class Interpreter:
         default_grad: Tri = True if node.name in ("forward", "__call__") or runs_own_backward(node) else None
         if self.uninlined_grad_modes.get(id(node)) == {False}:
             default_grad = False  # every call the file makes of it runs with grad mode off (an optimizer's step)
+        elif (default_grad is None and owner is not None and id(node) not in self.uninlined_grad_modes
+              and self.unresolved_method_modes.get(node.name) == {False}):
+            # A method nothing here calls by a known receiver, whose name every call of the file with an unknown
+            # receiver makes with grad mode off (`for f in self.logit_filters: f.apply(logits)` in a
+            # `@torch.no_grad()` decode loop): it runs in that mode.
+            default_grad = False
         frame = Frame(
             env=env,
             globals=fn.env,

@@ -19,6 +19,12 @@ from fixinplace.rules import (
 )
 
 
+def _spreads_keywords(statement: ast.AST) -> bool:
+    """Whether a statement makes a call that passes `**options`."""
+    return any(isinstance(node, ast.Call) and any(kw.arg is None for kw in node.keywords)
+               for node in ast.walk(statement))
+
+
 def shorten(text: str, width: int = 60) -> str:
     """Source text as messages and fix records show it: at most `width` characters."""
     return text if len(text) <= width else text[:width - 3] + "..."
@@ -134,6 +140,10 @@ class Reporter:
                 return  # found while that file's own code ran: reported when that file is checked
             line = getattr(site.node, "lineno", 0)
             guard = self._undecided_guard(paths)
+            if guard is not None and _spreads_keywords(call):
+                # What decides it came through `**kwargs` the analysis cannot see: the line is the callee's,
+                # reported in its own file; a wrapper forwarding its options adds nothing to that.
+                return
             if guard is None:
                 message = f"this call runs {entry[0]}:{line}, where {message}"
             else:
