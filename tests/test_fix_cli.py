@@ -442,19 +442,15 @@ def main():
 #: A helper that writes its argument, in another file: each call that passes it a saved tensor is a diagnostic of
 #: the calling file, cleared by the (unsafe) fix of the helper. The caller's name sorts first, so `fix` meets it
 #: before the helper.
-HELPER = "import torch\n\n\ndef bump(t):\n    t.add_(1)\n    return t\n"
+HELPER = "import torch\n\n\ndef gate(t):\n    h = t.sigmoid()\n    h.mul_(2)\n    return h\n"
 CALLER = """\
 import torch
-from helpers import bump
+from helpers import gate
 
 
 def main():
     x = torch.randn(4, 3, requires_grad=True)
-    u = x.exp()
-    loss = u.sum()
-    bump(u)
-    bump(u)
-    bump(u)
+    loss = gate(x).sum() + gate(x * 2).sum() + gate(x + 1).sum()
     loss.backward()
 """
 

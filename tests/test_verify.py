@@ -259,9 +259,10 @@ class Mixer(nn.Module):
         return h
 
 
-def shift(t):
+def shift(t: torch.Tensor):
+    s = t * t
     t.add_(1.0)
-    return t * 2
+    return s + t
 
 
 class NeedsArgs(nn.Module):
@@ -316,7 +317,7 @@ def test_synthesised_inputs_and_side_effects(tmp_path):
     net = by_fn["Net.forward"]
     assert net["status"] == "verified" and net["reference"] == "saved_tensor_copies", net
     assert "shapes [(4, 7)]" in net["reason"] and "cross-checked by central finite differences" in net["reason"]
-    # `t.add_(1.0)` -> `t = t.add(1.0)` (unsafe): the caller no longer sees its tensor change.
+    # `t.add_(1.0)` after `mul` saved `t` -> `t = t.add(1.0)` (unsafe): the caller no longer sees its tensor change.
     shift = by_fn["shift"]
     assert shift["status"] == "failed", shift
     assert shift["reason"].startswith("the fix changes behaviour: t is left different from what the original leaves")
@@ -733,9 +734,10 @@ def test_fix_verify_applies_only_verified_files(tmp_path):
 
 TWO_FIXES = HAZARD_FN + """
 
-def shift(t):
+def shift(t: torch.Tensor):
+    s = t * t
     t.add_(1.0)
-    return t * 2
+    return s + t
 """
 
 
@@ -748,7 +750,7 @@ def test_fix_verify_keeps_each_fix_that_verifies(tmp_path):
     assert "y.add_(1)" not in text, proc.stderr  # f's fix is written
     assert "    t.add_(1.0)" in text, proc.stderr  # shift's is not
     assert "two.py:6: FIP101 verified" in proc.stderr, proc.stderr
-    assert "two.py:11: FIP102 fix not applied" in proc.stderr and "verification failed" in proc.stderr, proc.stderr
+    assert "two.py:12: FIP101 fix not applied" in proc.stderr and "verification failed" in proc.stderr, proc.stderr
     assert proc.returncode == 1  # shift's hazard remains
 
 
@@ -763,12 +765,12 @@ def test_text_report_is_one_line_per_result_fitted_to_the_terminal(tmp_path):
     assert lines[0] == "two.py:4 f [cpu] verified", lines
     assert lines[1].startswith("    fix FIP101 at line 6 (method_out_of_place); against saved_tensor_copies;"), lines
     failed = lines.index("two.py:10 shift [cpu] failed")
-    assert lines[failed + 1].startswith("    fix FIP102 at line 11 (method_out_of_place); against original; max"), lines
+    assert lines[failed + 1].startswith("    fix FIP101 at line 12 (method_out_of_place); against saved_tensor_copies;"), lines
     assert lines[-1] == "1 verified, 1 failed, 0 skipped."
     rc, rows, _ = verify_json("two.py", "--unsafe-fixes", "--device", "cpu", cwd=tmp_path)
     assert {r["function"]: r["fixes"] for r in rows} == {
         "f": [{"line": 6, "code": "FIP101", "strategy": "method_out_of_place"}],
-        "shift": [{"line": 11, "code": "FIP102", "strategy": "method_out_of_place"}]}
+        "shift": [{"line": 12, "code": "FIP101", "strategy": "method_out_of_place"}]}
     assert max(len(line) for line in lines) <= 80, lines
     assert proc.returncode == 1
 
