@@ -4,12 +4,11 @@ trained in another is one program. Each program here is also run under torch, so
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import torchrun
 from clirun import cli
 
 from fixinplace.analysis.project import dependency_files, resolve
@@ -69,7 +68,7 @@ def _write(folder: Path, files: dict[str, str]) -> None:
 
 def _run(folder: Path, script: str) -> str:
     """`ok`, `raises-saved` or `other` when the script runs as `python script` from its folder."""
-    proc = subprocess.run([sys.executable, script], cwd=folder, capture_output=True, text=True, timeout=120)
+    proc = torchrun.run(folder, script)
     if proc.returncode == 0:
         return "ok"
     return "raises-saved" if "modified by an inplace operation" in proc.stderr else "other: " + proc.stderr[-300:]
@@ -114,8 +113,7 @@ def test_relative_imports_inside_a_package(tmp_path):
         "pkg/nets/disc.py": MODELS,
         "pkg/train.py": _train("from .nets import Discriminator", "Discriminator()", True),
     })
-    proc = subprocess.run([sys.executable, "-m", "pkg.train"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+    proc = torchrun.run(tmp_path, "pkg.train", module=True)
     assert "modified by an inplace operation" in proc.stderr
     found = _check(tmp_path, "pkg")
     # (disc.py's own `__main__` block writes a saved output: a hazard of that file.)

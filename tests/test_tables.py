@@ -38,6 +38,7 @@ def certain(saved: list[Saved]) -> set[str]:
 # The shipped file
 
 
+@pytest.mark.slow  # 45-85 s: every OpInfo of torch measured again (the tests below read the shipped table)
 def test_regenerated_table_matches_shipped(table):
     torch = pytest.importorskip("torch")
     pytest.importorskip("torch.testing._internal.common_methods_invocations")
