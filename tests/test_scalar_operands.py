@@ -1,6 +1,6 @@
 """A Python number that multiplies or divides a tensor saves nothing for backward, so writing the tensor afterwards
 is safe. The analysis knows a value is a Python number from where it comes: a literal default (`scale=0.5`), a
-size (`x.shape[2]`), `min`/`max` with a size, a name `range` took. Each program is run under torch (forward with
+size (`x.shape[2]`), `min`/`max` with a size, a name `range` took, an item of a `Tuple[int, int]` argument. Each program is run under torch (forward with
 tensors that require grad, then backward): the safe ones run, the hazardous one raises, and `check` agrees."""
 
 from __future__ import annotations
@@ -54,6 +54,16 @@ PROGRAMS = {
                 b[:, y] = a[:, y] * (1 - y / extent) + b[:, y] * (y / extent)
             return b
     """, False),
+    "tuple_of_ints_annotation": ("""
+        from typing import Tuple
+
+
+        def normalise(coords_input: torch.Tensor, image_size: Tuple[int, int]) -> torch.Tensor:
+            coords = coords_input.clone()
+            coords[:, 0] = coords[:, 0] / image_size[1]
+            coords[:, 1] = coords[:, 1] / image_size[0]
+            return coords
+    """, False),
     # The same shape with a tensor that requires grad as the factor: `mul` saves `b[:, y]`, and the next
     # iteration's write to `b` breaks the backward.
     "tensor_factor": ("""
@@ -69,6 +79,7 @@ DRIVERS = {
     "shape_element": "out = blend(torch.randn(2, 4), torch.randn(2, 4, requires_grad=True) * 1, 3)",
     "min_with_shape": "out = blend(torch.randn(2, 4, requires_grad=True) * 1, torch.randn(2, 4, requires_grad=True) * 1, 3)",
     "range_bound": "out = blend(torch.randn(2, 4, requires_grad=True) * 1, torch.randn(2, 4, requires_grad=True) * 1, 3)",
+    "tuple_of_ints_annotation": "out = normalise(torch.randn(3, 2, requires_grad=True), (4, 8))",
     "tensor_factor": "out = blend(torch.randn(2, 4), torch.randn(2, 4, requires_grad=True) * 1, "
                      "torch.randn(2, requires_grad=True))",
 }

@@ -83,7 +83,8 @@ def _strip_optional(node: ast.AST) -> ast.AST:
 
 
 def annotation_kind(annotation: ast.AST | None) -> str:
-    """`tensor`, `scalar`, `container` (list[Tensor], dict, ...) or `unknown`, from a parameter annotation."""
+    """`tensor`, `scalar`, `scalars` (a tuple or list of numbers), `container` (list[Tensor], dict, ...) or
+    `unknown`, from a parameter annotation."""
     if annotation is None:
         return "unknown"
     node = _strip_optional(annotation)
@@ -97,9 +98,19 @@ def annotation_kind(annotation: ast.AST | None) -> str:
         return "tensor"
     if text in _SCALAR_NAMES:
         return "scalar"
+    if isinstance(node, ast.Subscript) and _names_only_scalars(node.slice):
+        return "scalars"
     if isinstance(node, ast.Subscript) or text in ("list", "dict", "tuple", "set", "List", "Dict", "Tuple"):
         return "container"
     return "unknown"
+
+
+def _names_only_scalars(node: ast.AST) -> bool:
+    """Whether a subscript's types are all Python scalars (`Tuple[int, int]`, `list[float]`, `tuple[int, ...]`)."""
+    items = node.elts if isinstance(node, ast.Tuple) else [node]
+    return bool(items) and all(
+        (isinstance(item, ast.Constant) and item.value is Ellipsis)
+        or (isinstance(item, ast.Name) and item.id in _SCALAR_NAMES - {"None"}) for item in items)
 
 
 def literal_default(default: ast.expr | None) -> str | None:
@@ -314,6 +325,8 @@ class Interpreter:
             return ScalarValue(kind=literal)
         if kind == "scalar":
             return ScalarValue(kind="str") if _is_str_annotation(arg.annotation) else SCALAR
+        if kind == "scalars":  # `image_size: Tuple[int, int]`: its items are numbers, `x / image_size[1]` saves nothing
+            return SeqValue([SCALAR], imprecise=True, open_ended=True)
         if kind == "container":
             return UNKNOWN
         group = Group(label=arg.arg, line=arg.lineno, origin="arg", named=True)
