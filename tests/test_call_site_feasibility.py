@@ -7,12 +7,11 @@ says, so every label is measured."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import torchrun
 from clirun import cli
 
 LAYERS = """
@@ -74,41 +73,16 @@ SCRIPT = """
 
 
 def _outcomes(folder: Path) -> dict[str, list[str]]:
-    """How each program ends for each of its argument lists ("ok", "raises-leaf" or "other: ..."): one child
-    imports torch and forks a run per program and arguments."""
-    runner = textwrap.dedent("""
-        import json, os, runpy, sys, traceback
-        import torch  # noqa: F401  (imported once, before the forks)
-        folder, runs = sys.argv[1], json.loads(sys.argv[2])
-        sys.path.insert(0, folder)
-        out = {}
-        for name, argv in runs:
-            read, write = os.pipe()
-            pid = os.fork()
-            if pid == 0:
-                os.close(read)
-                sys.argv = [name + ".py", *argv]
-                try:
-                    runpy.run_path(os.path.join(folder, name + ".py"), run_name="__main__")
-                    result = "ok"
-                except BaseException as e:
-                    text = str(e)
-                    result = "raises-leaf" if "leaf Variable that requires grad" in text else "other: " + text[:200]
-                os.write(write, result.encode())
-                os._exit(0)
-            os.close(write)
-            data = b""
-            while chunk := os.read(read, 4096):
-                data += chunk
-            os.waitpid(pid, 0)
-            out.setdefault(name, []).append(data.decode() or "other: no result")
-        print(json.dumps(out))
-    """)
-    runs = [[name, argv] for name, (_, argvs, _) in PROGRAMS.items() for argv in argvs]
-    proc = subprocess.run([sys.executable, "-c", runner, str(folder), json.dumps(runs)], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    """How each program ends for each of its argument lists ("ok", "raises-leaf" or "other: ..."), run as
+    `python name.py ARGS` (forks of one interpreter that imported torch: `torchrun`)."""
+    out: dict[str, list[str]] = {}
+    for name, (_, argvs, _) in PROGRAMS.items():
+        for argv in argvs:
+            ran = torchrun.run(folder, f"{name}.py", *argv)
+            result = "ok" if ran.returncode == 0 else (
+                "raises-leaf" if "leaf Variable that requires grad" in ran.stderr else "other: " + ran.stderr[-300:])
+            out.setdefault(name, []).append(result)
+    return out
 
 
 @pytest.fixture(scope="module")
