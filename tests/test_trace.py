@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torchrun
 from clirun import REPO, cli
 
 torch = pytest.importorskip("torch")
@@ -49,25 +50,17 @@ HAZARDS = [
 ]
 
 
-def _start(tmp: Path, name: str) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    env.pop("FIXINPLACE_DEBUG", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "fixinplace", "trace", "--format", "json", "-o", str(tmp / f"{name}.json"),
-         str(PROGRAMS / name)],
-        cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory) -> dict:
-    """{program: (returncode, stderr, report)} for every hazard program, the CLI runs started side by side."""
+    """{program: (returncode, stderr, report)} for every hazard program: `python -m fixinplace trace` run as a
+    fork of an interpreter that imported torch once (`torchrun`; the tracer runs the program in that process, as
+    it does in a fresh one)."""
     tmp = tmp_path_factory.mktemp("traced")
-    procs = {name: _start(tmp, name) for name, *_ in HAZARDS}
     out = {}
-    for name, proc in procs.items():
-        _, err = proc.communicate(timeout=300)
-        out[name] = (proc.returncode, err, json.loads((tmp / f"{name}.json").read_text()))
+    for name, *_ in HAZARDS:
+        ran = torchrun.run(tmp, "fixinplace", "trace", "--format", "json", "-o", str(tmp / f"{name}.json"),
+                           str(PROGRAMS / name), module=True)
+        out[name] = (ran.returncode, ran.stderr, json.loads((tmp / f"{name}.json").read_text()))
     return out
 
 

@@ -6,7 +6,8 @@ environment at import (LibCST, the codemods, the fix stage) and forks a child pe
 command's working directory, environment, argv and standard streams, runs the `fixinplace` module as `-m` does, and
 exits with its status. It is a real process running the real command line; only the import of LibCST is shared.
 
-A command whose interpreter must differ (Python flags, another hash seed or other PYTHON* variables, dropped
+`trace` commands go to a second server that has also imported torch (the traced program runs in the command's
+own process). A command whose interpreter must differ (Python flags, another hash seed or other PYTHON* variables, dropped
 capabilities) or whose imports are under test runs in a fresh interpreter instead (`clirun.cli` decides).
 """
 
@@ -28,6 +29,8 @@ import json, os, runpy, signal, sys
 import libcst, libcst.matchers  # noqa: F401 - the heavy imports, made once
 import codemods  # noqa: F401
 import fixinplace.fix.checked  # noqa: F401
+if sys.argv[1:] == ["torch"]:
+    import torch  # noqa: F401 - for `trace`, which runs the program (and torch) in its own process
 
 requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "w", buffering=1)
 null = os.open(os.devnull, os.O_RDWR)
@@ -79,10 +82,10 @@ for line in requests:
 class WarmServer:
     """The warm interpreter of this test process (started at the first command, ended with the process)."""
 
-    def __init__(self, env: dict) -> None:
+    def __init__(self, env: dict, torch: bool = False) -> None:
         self.env = env
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     env=env, start_new_session=True)
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, *(["torch"] if torch else [])],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True)
         self.lock = threading.Lock()
 
     def run(self, args: tuple[str, ...], cwd: Path, env: dict, timeout: float,
@@ -120,12 +123,14 @@ _servers: dict[str, WarmServer] = {}
 
 def warm_run(args: tuple[str, ...], cwd: Path, env: dict, timeout: float,
              encoding: str | None) -> subprocess.CompletedProcess | None:
-    """The command run by the warm server whose interpreter matches `env` (None: it needs a fresh one)."""
+    """The command run by the warm server whose interpreter matches `env` (None: it needs a fresh one). `trace`
+    runs the traced program in its own process: its server has imported torch too."""
     python = {k: v for k, v in env.items() if k.startswith("PYTHON")}
-    key = json.dumps(python, sort_keys=True)
+    torch = bool(args) and args[0] == "trace"
+    key = json.dumps([python, torch], sort_keys=True)
     server = _servers.get(key)
     if server is None or server.proc.poll() is not None:
-        if len(_servers) >= 2 and key not in _servers:
+        if len(_servers) >= 3 and key not in _servers:
             return None  # an unusual interpreter: not worth a server of its own
-        server = _servers[key] = WarmServer(env)
+        server = _servers[key] = WarmServer(env, torch)
     return server.run(args, cwd, env, timeout, encoding)
