@@ -1,0 +1,123 @@
+"""Inlining of file-defined functions: running a function's body with its arguments bound (positional, keyword,
+defaults, `*args`/`**kwargs` spreads)."""
+
+from __future__ import annotations
+
+import ast
+
+from fixinplace.analysis.values import (
+    SCALAR,
+    UNKNOWN,
+    DictValue,
+    FunctionValue,
+    SeqValue,
+    TensorValue,
+    Value,
+    constant_value,
+)
+
+from fixinplace.analysis.frame import MAX_CONSTRUCT_DEPTH, STEP_BUDGET, Frame, join_values
+
+
+class InliningMixin:
+    """Inlining file-defined functions."""
+
+    def call_function(self, fn: FunctionValue, args: list, kwargs: dict, node: ast.AST, frame: Frame,
+                      self_value: Value | None = None, constructing: bool = False) -> Value:
+        """Run a file-defined function with the caller's abstract arguments (bounded depth, no recursion);
+        `constructing`: it is a class's `__init__`, which (with what it calls) may nest deeper."""
+
+        interp = self.interp
+        fn_node = fn.node
+        depth_limit = max(frame.depth_limit, MAX_CONSTRUCT_DEPTH) if constructing else frame.depth_limit
+        if frame.depth >= depth_limit or fn_node in interp.call_stack or interp.steps > STEP_BUDGET:
+            # Not run here: when it runs on its own, it runs in the grad mode its callers call it in.
+            interp.uninlined_grad_modes.setdefault(id(fn_node), set()).add(frame.grad_mode)
+            extra = [self_value] if isinstance(self_value, TensorValue) else []
+            return self.generic_op(fn.qualname, extra + list(args), kwargs, node, frame, is_tensor=None)
+        if isinstance(fn_node, ast.Lambda):
+            env = {}
+            params = [*fn_node.args.posonlyargs, *fn_node.args.args]
+            for p, a in zip(params, args):
+                env[p.arg] = a
+            inner = Frame(env=env, globals=fn.env, grad_mode=frame.grad_mode, allow_mutation=frame.allow_mutation,
+                          path=frame.path, function=frame.function, unknown_context=frame.unknown_context,
+                          depth=frame.depth + 1, loop_tags=frame.loop_tags, depth_limit=depth_limit)
+            return interp.eval(fn_node.body, inner)
+        env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=self._unknown_spread(node, frame))
+        inner = Frame(
+            env=env, globals=fn.env,
+            grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
+            allow_mutation=frame.allow_mutation, path=frame.path, function=fn.qualname,
+            unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
+            depth_limit=depth_limit,
+        )
+        inner.owner = fn.owner_class
+        inner.param_values = dict(env)
+        inner.mutates_on_request = frame.mutates_on_request or interp.mutates_on_request(fn)
+        inner.self_value = self_value
+        interp.inlined.add(id(fn_node))
+        interp.call_stack.append(fn_node)
+        try:
+            interp.exec_block(fn_node.body, inner)
+        finally:
+            interp.call_stack.pop()
+        if not inner.returns:
+            return SCALAR
+        result = inner.returns[0]
+        for other in inner.returns[1:]:
+            result = join_values(result, other)
+        return result
+
+    def _unknown_spread(self, node: ast.AST, frame: Frame) -> bool:
+        """Whether a call passes `*args` or `**kwargs` whose content is not known (which parameters they fill is
+        not known): a list or a dict with known keys is known (`call` records which calls had only those)."""
+        if not isinstance(node, ast.Call) or id(node) in self._known_spreads:
+            return False
+        return any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords)
+
+    def bind_arguments(self, fn: FunctionValue, args: list, kwargs: dict, self_value: Value | None,
+                       frame: Frame, spread: bool = False) -> dict:
+        """Map call arguments onto a function's parameters (with `spread`, a parameter the call does not name may
+        have been passed through `*args`/`**kwargs`: unknown, not its default)."""
+        node = fn.node
+        spec = node.args
+        params = [*spec.posonlyargs, *spec.args]
+        values = list(args)
+        if self_value is not None:
+            values = [self_value, *values]
+        env: dict = {}
+        defaults = spec.defaults
+        first_default = len(params) - len(defaults)
+        for index, param in enumerate(params):
+            if index < len(values):
+                env[param.arg] = values[index]
+            elif param.arg in kwargs:
+                env[param.arg] = kwargs.pop(param.arg)
+            elif index >= first_default and not spread:
+                env[param.arg] = self._default(fn, index - first_default)
+            else:
+                env[param.arg] = UNKNOWN
+        if spec.vararg:
+            env[spec.vararg.arg] = SeqValue(values[len(params):])
+        for position, (param, default) in enumerate(zip(spec.kwonlyargs, spec.kw_defaults)):
+            if param.arg in kwargs:
+                env[param.arg] = kwargs.pop(param.arg)
+            else:
+                env[param.arg] = self._default(fn, position, keyword=True) if default is not None and not spread \
+                    else UNKNOWN
+        if spec.kwarg:
+            # The keywords no parameter took, when the call's are all known (`Block(dim, **kwargs)` forwarding
+            # them decides the flags of the function it calls).
+            env[spec.kwarg.arg] = UNKNOWN if spread else DictValue(dict(kwargs))
+        return env
+
+    @staticmethod
+    def _default(fn: FunctionValue, position: int, keyword: bool = False) -> Value:
+        """A parameter's default: its value where the function was defined (a literal when that was not run)."""
+        values = fn.kw_defaults if keyword else fn.defaults
+        if position < len(values) and values[position] is not None:
+            return values[position]
+        nodes = fn.node.args.kw_defaults if keyword else fn.node.args.defaults
+        node = nodes[position] if position < len(nodes) else None
+        return constant_value(node.value) if isinstance(node, ast.Constant) else UNKNOWN

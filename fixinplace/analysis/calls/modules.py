@@ -1,0 +1,374 @@
+"""`torch.nn` modules and file-defined classes: building a module (parameters, in-place flags, Sequential and
+ModuleList), calling one (its forward's saves and writes), module methods (train/eval, parameters(),
+requires_grad_), instantiating and calling instances of file-defined classes, and `super()`."""
+
+from __future__ import annotations
+
+import ast
+
+from fixinplace.analysis.values import (
+    SCALAR,
+    UNKNOWN,
+    ClassValue,
+    FunctionValue,
+    InstanceValue,
+    ModuleValue,
+    ParamsValue,
+    QualName,
+    Save,
+    ScalarValue,
+    SeqValue,
+    TensorValue,
+    Tri,
+    Value,
+    known_int,
+    tri_or,
+)
+
+from fixinplace.analysis import dtypes
+from fixinplace.analysis.calls.common import const_bool
+from fixinplace.analysis.frame import Frame
+from fixinplace.facts import Span
+
+MODULE_CONTAINERS = {"Sequential", "ModuleList"}
+
+
+class ModulesMixin:
+    """nn.Module construction, application and methods; file-defined classes."""
+
+    def module_library_writes(self, module: ModuleValue, args: list, kwargs: dict, node: ast.Call,
+                              frame: Frame) -> None:
+        """Parameters and buffers a `torch.nn` module's forward writes in place through the one function it calls
+        (`nn.Embedding(max_norm=1.0)` calls `F.embedding`, which renormalises the weight), as the table measured
+        with the constructor's arguments of this module."""
+        entry = module.entry
+        function = self.table.function(entry.delegate) if self.table and entry.delegate else None
+        if function is None:
+            return
+        values: dict[str, Value] = {}
+        for pname, source in entry.delegate_arguments.items():
+            what, _, name = source.partition(":")
+            if what == "input":
+                index = int(name) if name.isdigit() else 0
+                value = kwargs.get(name) if name and not name.isdigit() else args[index] if index < len(args) else None
+            elif what == "param":
+                value = module.params.get(name)
+            elif what == "buffer":
+                value = module.buffers.get(name)
+            else:
+                value = module.constructor.get(name)  # left out: the function's default
+            if value is not None:
+                values[pname] = value
+        for written in function.writes([], {k: self.fact(v) for k, v in values.items()}):
+            pname = written.item.split(":", 1)[1]
+            source = entry.delegate_arguments.get(pname, "")
+            if not written.certain or not source.startswith(("param:", "buffer:")) or pname not in values:
+                continue
+            target = values[pname]
+            ctor = module.node
+            owned = source.split(":", 1)[1]
+            what = f"`{owned}`" if owned == pname else f"`{owned}` (its `{pname}`)"
+            why = (f"measured under torch: `nn.{module.kind}` calls `{entry.delegate}`, which, with the constructor "
+                   f"arguments at line {getattr(ctor, 'lineno', '?')}, writes the module's {what}")
+            site = self.site(node, "library", entry.delegate.rpartition(".")[2], frame=frame,
+                             extra=(("library", why),))
+            self.record_write(frame, target, site, getattr(target, "label", pname), leaf_check=False)
+
+    def make_module(self, kind: str, args: list, kwargs: dict, node: ast.Call) -> Value:
+        """Construct a `torch.nn` module from its table entry."""
+        label = f"<{kind}>"
+        module = ModuleValue(kind=kind, label=label, line=node.lineno, node=node)
+        if kind in MODULE_CONTAINERS:
+            items = args
+            if kind == "ModuleList" and args:
+                items = self.interp.iteration_items(args[0]) or []
+            module.children = [m for m in items if isinstance(m, (ModuleValue, InstanceValue))]
+            return module
+        entry = self.table.module(kind) if self.table else None
+        module.entry = entry
+        if entry is not None:
+            module.constructor = {**dict(zip(entry.constructor, args)), **kwargs}
+            for pname in entry.parameters:
+                module.params[pname] = self._param(node, label, pname)
+            for bname in entry.buffers:
+                module.buffers[bname] = self.fresh_tensor(node, False, f"{label}.{bname}", origin="buffer")
+            if entry.inplace_param:
+                flag = next((const_bool(k.value) for k in node.keywords if k.arg == "inplace"), None)
+                if flag is None and node.args:
+                    flag = const_bool(node.args[-1])
+                module.inplace = bool(flag)
+        return module
+
+    def _param(self, node: ast.AST, owner: str, pname: str) -> TensorValue:
+        value = self.fresh_tensor(node, True, f"{owner}.{pname}", leaf=True, origin="param",
+                                  detail=f"parameter `{pname}` of the module built at line {node.lineno}")
+        value.dtype = self.default_float()
+        return value
+
+    def default_float(self) -> str | None:
+        """The default dtype, unless the file may change it (`torch.set_default_dtype`)."""
+        return None if "set_default_dtype" in self.interp.source else dtypes.DEFAULT_FLOAT
+
+    def module_method(self, module, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        """Methods of modules: parameters(), eval(), train(), to(), forward(), ..."""
+        if name in ("parameters", "named_parameters"):
+            return ParamsValue(self.parameters_of(module), f"the parameters of `{module.label}`")
+        if name in ("eval", "train"):
+            flag = name == "train" and const_bool(node.args[0]) is not False if node.args else name == "train"
+            self._set_training(module, flag)
+            return module
+        if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "requires_grad_", "type"):
+            if name in ("to", "float", "double", "half", "bfloat16", "type"):
+                converted = dtypes.CONVERSIONS.get(name) or next(
+                    (dtypes.dtype_named(a.name) for a in [kwargs.get("dtype"), *args] if isinstance(a, QualName)), None)
+                if converted or name in ("type",) or any(isinstance(a, TensorValue) for a in args):
+                    for p in self.parameters_of(module):
+                        p.dtype = converted  # (None: converted to a dtype the analysis cannot tell)
+            if name == "requires_grad_":
+                flag = const_bool(node.args[0]) if node.args else True
+                for p in self.parameters_of(module):
+                    p.rg = flag
+                    p.leaf_rg = flag
+            return module
+        if name == "forward":
+            return self.call_module(module, args, kwargs, node, frame) if isinstance(module, ModuleValue) else \
+                self.call_instance(module, args, kwargs, node, frame)
+        if name == "zero_grad":
+            self.zero_grad(self.parameters_of(module), node)
+            return SCALAR
+        if name in ("register_buffer", "register_parameter", "apply", "load_state_dict"):
+            if name in ("register_buffer", "register_parameter") and isinstance(module, InstanceValue) and node.args:
+                key = node.args[0]
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and len(args) > 1:
+                    value = args[1]
+                    if isinstance(value, TensorValue):
+                        value.group.rename(f"self.{key.value}")
+                        value.label = f"self.{key.value}"
+                    module.attrs[key.value] = value
+            return SCALAR
+        if name == "add_module" and len(args) > 1:
+            # `self.body.add_module("block1", m)`: a container runs it after the others; an instance holds it.
+            if isinstance(module, ModuleValue) and module.kind in ("ModuleList", "Sequential"):
+                module.children.append(args[1])
+            elif isinstance(module, InstanceValue) and isinstance(args[0], ScalarValue) and args[0].is_str \
+                    and args[0].known:
+                module.attrs[args[0].constant] = args[1]  # type: ignore[index]
+            return SCALAR
+        if name in ("append", "extend", "insert") and isinstance(module, ModuleValue) \
+                and module.kind in ("ModuleList", "Sequential"):
+            # `self.blocks.append(Block(...))`: the container holds it (and returns itself).
+            if name == "append" and args:
+                module.children.append(args[0])
+            elif name == "extend" and args:
+                module.children.extend(self.interp.iteration_items(args[0]) or [])
+            elif name == "insert" and len(args) > 1:
+                at = known_int(args[0])
+                if at is not None:
+                    module.children.insert(at, args[1])
+                else:
+                    module.children.append(args[1])
+            return module
+        if name in ("children", "modules"):
+            found = self.submodules(module, recursive=name == "modules")
+            return SeqValue(([module] if name == "modules" else []) + found)
+        return self.generic_op(name, args, kwargs, node, frame, is_tensor=None)
+
+    def submodules(self, module, recursive: bool, seen: set | None = None) -> list:
+        """The modules a module holds (a container's items, a class's module attributes and lists of modules), in
+        the order it holds them; with `recursive`, theirs too (as `nn.Module.modules()` lists them)."""
+        seen = seen if seen is not None else {id(module)}
+        direct: list = []
+        if isinstance(module, ModuleValue):
+            direct = list(module.children)
+        elif isinstance(module, InstanceValue):
+            for value in module.attrs.values():
+                items = value.items if isinstance(value, SeqValue) else [value]
+                direct += [item for item in items if isinstance(item, (ModuleValue, InstanceValue))]
+        out: list = []
+        for child in direct:
+            if id(child) in seen:
+                continue
+            seen.add(id(child))
+            out.append(child)
+            if recursive:
+                out += self.submodules(child, True, seen)
+        return out
+
+    @staticmethod
+    def _inplace_idle(module: ModuleValue, entry) -> Tri:
+        """Whether a module built with `inplace=True` leaves its input unwritten: True when a parameter that the
+        table measured as turning the write off at 0 is a known 0 (`Dropout(0.0, inplace=True)`), None when such
+        a parameter's value is not known (`Dropout(attn_drop, inplace=True)`), else False."""
+        idle: Tri = False
+        for name in entry.inplace_idle_when_zero:
+            if name not in module.constructor:
+                continue  # the default, which the table measured writing
+            value = module.constructor[name]
+            number = value.constant if isinstance(value, ScalarValue) and value.is_number and value.known else None
+            if number is None:
+                idle = None
+            elif number == 0:
+                return True
+        return idle
+
+    def _set_training(self, module, flag: bool, seen: set | None = None) -> None:
+        """`train()` / `eval()`: the module and every submodule the analysis knows (once each: modules may refer
+        to each other)."""
+        seen = seen if seen is not None else set()
+        if id(module) in seen:
+            return
+        seen.add(id(module))
+        if isinstance(module, ModuleValue):
+            module.training = flag
+            for child in module.children:
+                self._set_training(child, flag, seen)
+        elif isinstance(module, InstanceValue):
+            module.training = flag
+            for value in module.attrs.values():
+                if isinstance(value, (ModuleValue, InstanceValue)):
+                    self._set_training(value, flag, seen)
+
+    def parameters_of(self, module, seen: set | None = None) -> list[TensorValue]:
+        """Every parameter tensor the analysis knows a module holds."""
+        seen = seen if seen is not None else set()
+        if id(module) in seen:
+            return []
+        seen.add(id(module))
+        out: list[TensorValue] = []
+        if isinstance(module, ModuleValue):
+            out.extend(module.params.values())
+            for child in module.children:
+                out.extend(self.parameters_of(child, seen))
+        elif isinstance(module, InstanceValue):
+            for value in module.attrs.values():
+                if isinstance(value, TensorValue) and value.group.origin == "param":
+                    out.append(value)
+                elif isinstance(value, (ModuleValue, InstanceValue)):
+                    out.extend(self.parameters_of(value, seen))
+                elif isinstance(value, SeqValue):
+                    for item in value.items:
+                        if isinstance(item, (ModuleValue, InstanceValue)):
+                            out.extend(self.parameters_of(item, seen))
+        return out
+
+    def call_module(self, module: ModuleValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        """Apply a `torch.nn` module: what it saves comes from the table."""
+        if module.kind == "Sequential":
+            value = args[0] if args else UNKNOWN
+            inner: list[int] = []
+            try:
+                for child in module.children:
+                    value = self.dispatch(child, [value], {}, node, frame)
+                    if isinstance(value, TensorValue) and not value.group.named and value.label == self.text(node):
+                        kind = getattr(child, "kind", None) or getattr(getattr(child, "cls", None), "name", "module")
+                        value.label = value.group.label = f"output of {kind} in {self.text(node)}"
+                    inner.append(id(value))  # the next module's input is a temporary nobody else holds
+                    self._intermediates.add(id(value))
+            finally:
+                self._intermediates.difference_update(inner)
+            return value
+        if module.kind == "Identity":
+            return args[0] if args else UNKNOWN  # nn.Identity returns its input itself
+        entry = module.entry
+        x = args[0] if args else UNKNOWN
+        if entry is None:
+            return self.generic_op(module.kind, list(args) + list(module.params.values()), kwargs, node, frame,
+                                   is_tensor=True)
+        if isinstance(x, TensorValue) and x.is_tensor is None:
+            x.is_tensor = True  # the input of a torch.nn module: evidence that it is a tensor
+        params = list(module.params.values())
+        params_rg = tri_or(*[p.rg for p in params]) if params else False
+        input_rg = x.rg if isinstance(x, TensorValue) else (False if isinstance(x, ScalarValue) else None)
+        inputs = self.tensors(list(args) + list(kwargs.values()))
+        rg_out: Tri = tri_or(input_rg, params_rg) if frame.grad_mode is not False else False
+        graph = self.graph_of(inputs, rg_out) | (self.leaf_uses(params) if rg_out is not False else frozenset())
+        self.module_library_writes(module, args, kwargs, node, frame)
+        idle = self._inplace_idle(module, entry)
+        if module.inplace and isinstance(x, TensorValue) and idle is not True:
+            op = entry.inplace_method or module.kind.lower() + "_"
+            ctor = module.node
+            ctor_span = Span(*self.report.span(ctor)) if ctor is not None else None
+            # Inside a Sequential, a module after the first writes the previous module's output: a temporary.
+            written = node.args[0] if node.args and id(x) not in self._intermediates else None
+            label = (self._label(x, node.args[0] if node.args else node) if written is not None
+                     else x.label)
+            site = self.site(node, "inplace_module", op, module_ctor=ctor_span, written=written, frame=frame)
+            if idle is None:
+                site.info["module_condition"] = " ".join(f"`{name}`" for name in entry.inplace_idle_when_zero)
+            self.record_write(frame, x, site, label, certain=not module.maybe_absent and idle is False)
+            result = x
+            result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
+        else:
+            result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph)
+            if isinstance(x, TensorValue):
+                result.dtype = dtypes.of_op(entry.dtype, [x.dtype])
+        if rg_out is False:
+            return result
+        saves: list[Save] = []
+        if module.inplace and entry.inplace_saves_written and isinstance(x, TensorValue):
+            saves += self.keeps_written(frame, result, entry.inplace_method or module.kind, node)
+        nodes = self.arg_nodes(node, args)
+        for saved in entry.saves(input_rg, params_rg, module.training):
+            item = saved.item
+            operand, clonable = None, False
+            if item == "output":
+                target, clonable = result, not module.inplace
+            elif item.startswith("input"):
+                if module.inplace:
+                    continue
+                index = int(item.split(":")[1]) if ":" in item else 0
+                target = args[index] if index < len(args) else None
+                operand = nodes[index] if nodes is not None and index < len(nodes) else None
+                clonable = operand is not None
+            elif item.startswith("param:"):
+                target = module.params.get(item[6:])
+            elif item.startswith("buffer:"):
+                target = module.buffers.get(item[7:])
+            else:
+                target = None
+            if target is None:
+                continue
+            role = "output" if item == "output" else ("input" if item.startswith("input") else item.split(":", 1)[1])
+            certain = saved.certain and rg_out is True and frame.grad_mode is True
+            saves += self.record_save(frame, target, module.kind, role, node, certain, operand=operand,
+                                      clonable=clonable)
+        result.graph = graph | result.graph | frozenset(saves)
+        return result
+
+    def call_instance(self, inst: InstanceValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        """`model(x)` for a file-defined class: runs its `forward` (or `__call__`)."""
+        for name in ("forward", "__call__"):
+            fn = self.interp.lookup_class_attr(inst.cls, name)
+            if isinstance(fn, FunctionValue):
+                return self.call_function(fn, args, kwargs, node, frame, self_value=inst)
+        params = self.parameters_of(inst)
+        return self.generic_op(inst.cls.name, list(args) + params, kwargs, node, frame, is_tensor=None)
+
+    def instantiate(self, cls: ClassValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        """Construct a file-defined class, running its `__init__`."""
+        inst = InstanceValue(cls=cls, label=f"<{cls.name}>")
+        init = self.interp.lookup_class_attr(cls, "__init__")
+        if isinstance(init, FunctionValue):
+            self.call_function(init, args, kwargs, node, frame, self_value=inst, constructing=True)
+        return inst
+
+    def super_call(self, sup: "SuperValue", name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        """`super().name(...)`: run the file-defined base's method, if any."""
+        inst = sup.instance
+        owner = sup.owner
+        if isinstance(inst, InstanceValue) and isinstance(owner, ClassValue):
+            for base in owner.bases:
+                if isinstance(base, ClassValue):
+                    fn = self.interp.lookup_class_attr(base, name)
+                    if isinstance(fn, FunctionValue):
+                        return self.call_function(fn, args, kwargs, node, frame, self_value=inst,
+                                                  constructing=name == "__init__")
+        return SCALAR if name == "__init__" else UNKNOWN
+
+
+class SuperValue(Value):
+    """`super()` inside a method: knows the instance and the class the method belongs to."""
+
+    def __init__(self, frame: Frame) -> None:
+        self.instance = frame.self_value
+        self.owner = frame.owner

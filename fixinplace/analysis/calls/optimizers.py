@@ -1,0 +1,60 @@
+"""Optimizers: building one over parameters, `step()` (an in-place write of every parameter it holds), and
+`zero_grad()`."""
+
+from __future__ import annotations
+
+import ast
+
+from fixinplace.analysis.values import UNKNOWN, DictValue, OptimizerValue, ParamsValue, SeqValue, TensorValue, Value
+
+from fixinplace.analysis.calls.common import const_bool
+from fixinplace.analysis.frame import Frame
+
+
+class OptimizersMixin:
+    """Optimizer construction, step and zero_grad."""
+
+    def make_optimizer(self, kind: str, args: list, kwargs: dict, node: ast.Call) -> Value:
+        params_arg = args[0] if args else kwargs.get("params", UNKNOWN)
+        params: list[TensorValue] = []
+        label = "its parameters"
+        if isinstance(params_arg, ParamsValue):
+            params, label = list(params_arg.params), params_arg.label
+        elif isinstance(params_arg, SeqValue):
+            for item in params_arg.items:
+                if isinstance(item, DictValue):  # param groups: [{"params": ..., "lr": ...}, ...]
+                    item = item.items.get("params", UNKNOWN)
+                if isinstance(item, ParamsValue):
+                    params.extend(item.params)
+                elif isinstance(item, SeqValue):
+                    params.extend(t for t in item.items if isinstance(t, TensorValue))
+                elif isinstance(item, TensorValue):
+                    params.append(item)
+            names = [p.label for p in params]
+            label = "`" + "`, `".join(names) + "`" if names else label
+        elif isinstance(params_arg, TensorValue):
+            params, label = [params_arg], f"`{params_arg.label}`"
+        fused = any(k.arg == "fused" and const_bool(k.value) is True for k in node.keywords)
+        return OptimizerValue(kind=kind, label=f"<{kind}>", params=params, fused=fused, params_label=label)
+
+    def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: Frame) -> None:
+        """`optimizer.step()`: every parameter that has a `.grad` is updated in place (silently when fused)."""
+        site = self.site(node, "optimizer", "step", extra=(("fused", str(opt.fused)),))  # no frame: no write facts
+        site.optimizer = opt
+        for param in opt.params:
+            if param.group.has_grad is False:
+                continue  # optimizers skip parameters whose .grad is None
+            self.record_write(frame, param, site, opt.params_label, silent=opt.fused, leaf_check=False,
+                              certain=param.group.has_grad is True)
+
+    @staticmethod
+    def zero_grad(params: list, node: ast.Call) -> None:
+        """`zero_grad()` sets `.grad` to None (unless `set_to_none=False`): the next step skips them."""
+        for kw in node.keywords:
+            if kw.arg == "set_to_none" and const_bool(kw.value) is not True:
+                return
+        if node.args and const_bool(node.args[0]) is not True:
+            return
+        for param in params:
+            if isinstance(param, TensorValue):
+                param.group.has_grad = False

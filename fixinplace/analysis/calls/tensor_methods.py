@@ -1,0 +1,151 @@
+"""Methods called on a tensor: `t.add_(...)`, `t.requires_grad_()`, conversions, NumPy-array methods, and
+the in-place methods that write it."""
+
+from __future__ import annotations
+
+import ast
+
+from fixinplace.analysis.values import SCALAR, UNKNOWN, QualName, TensorValue, Tri, Value, tri_or
+
+from fixinplace.analysis import dtypes
+from fixinplace.analysis.calls.common import MAYBE_ALIAS_METHODS, const_bool
+from fixinplace.analysis.frame import Frame
+
+SCALAR_METHODS = {
+    "item", "tolist", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr",
+    "is_contiguous", "storage_offset", "equal", "is_floating_point", "is_complex", "get_device", "__len__",
+    "ndimension", "untyped_storage", "storage", "_typed_storage", "_storage", "register_hook", "retain_grad", "allclose", "any_", "all_",
+}
+# Methods of a NumPy array (here: one that shares a tensor's memory) that copy it, and that write it in place.
+NDARRAY_COPIES = {"copy", "astype", "tolist", "tobytes", "item"}
+NDARRAY_WRITES = {"fill", "sort", "partition", "put", "itemset", "resize", "setfield"}
+
+
+class TensorMethodsMixin:
+    """Methods of a tensor."""
+
+    def tensor_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        if name == "backward":
+            self.backward(frame, t, node, f"`{self._receiver_text(node)}`", retain=self._retains(node))
+            return SCALAR
+        if name == "detach":
+            return TensorValue(t.group, False, False, frozenset(), self.text(node), t.maybe_groups, t.is_tensor,
+                               detached=True, dtype=t.dtype)
+        if name == "detach_":
+            t.rg, t.graph = False, frozenset()
+            return t
+        if name == "numpy":
+            return self.numpy_alias(t, node)
+        if name == "new":
+            # The legacy constructor: a new tensor (on a storage or of a size) that needs no grad.
+            return self.fresh_tensor(node, False, self.text(node), is_tensor=True)
+        if name.startswith("new_") and self._kw_node(node, "requires_grad") is not None:
+            made = self.factory_leaf(node)  # `x.new_zeros(n, requires_grad=True)`
+            made.dtype = t.dtype if self._kw_node(node, "dtype") is None else None
+            return made
+        if t.group.origin == "numpy":
+            if name in NDARRAY_COPIES:
+                return UNKNOWN  # a new array: no longer the tensor's memory
+            if name in NDARRAY_WRITES:
+                site = self.site(node, "method", name, written=node.func.value, frame=frame)
+                self.record_write(frame, t, site, self._label(t, node.func.value), leaf_check=False)
+                return SCALAR
+            if "out" in kwargs:
+                self.numpy_call(f"numpy.ndarray.{name}", args, kwargs, node, frame)
+                return UNKNOWN
+        if name == "requires_grad_":
+            flag = const_bool(node.args[0]) if node.args else True
+            flag = True if flag is None and not node.args else flag
+            self.set_requires_grad(t, flag, node, "requires_grad_()")
+            return t
+        if name == "clone":
+            rg = t.rg if frame.grad_mode is not False else False
+            copy = self.fresh_tensor(node, rg, self.text(node), graph=t.graph if rg is not False else frozenset(),
+                                     is_tensor=t.is_tensor)
+            copy.dtype = t.dtype
+            return copy
+        if name in SCALAR_METHODS:
+            return SCALAR
+        if name in MAYBE_ALIAS_METHODS:
+            entry = self.table.method(name) if self.table else None
+            if entry is not None and name not in ("to", "type", "contiguous"):
+                return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
+                                     arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
+            result = self.fresh_tensor(node, t.rg if frame.grad_mode is not False else False, self.text(node),
+                                       graph=t.graph, is_tensor=t.is_tensor)
+            result.maybe_groups = tuple(g for g, _ in t.all_groups())
+            result.leaf_rg = False
+            result.dtype = self._converted_dtype(t, name, args, kwargs)
+            return result
+        if name.endswith("_") and not name.startswith("__"):
+            return self.inplace_method(t, name, args, kwargs, node, frame)
+        out = kwargs.pop("out", None)
+        if out is not None:
+            return self.write_out(frame, out, node, name)
+        entry = self.table.method(name) if self.table else None
+        if entry is None:
+            return self.generic_op(name, args, kwargs, node, frame, is_tensor=t.is_tensor, receiver=t)
+        if t.is_tensor is None:
+            t.is_tensor = True  # a Tensor method was called on it: evidence that it is a tensor
+        return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
+                             arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
+
+    @staticmethod
+    def _converted_dtype(t: TensorValue, name: str, args: list, kwargs: dict) -> str | None:
+        """The dtype of `t.to(...)`, `t.type(...)`, `t.contiguous()`: the dtype named or of the tensor given, else
+        (a device, a memory format) t's own."""
+        if name == "contiguous":
+            return t.dtype
+        if name != "to":
+            return None
+        for value in [kwargs.get("dtype"), *args]:
+            if isinstance(value, QualName) and dtypes.dtype_named(value.name):
+                return dtypes.dtype_named(value.name)
+            if isinstance(value, TensorValue):
+                return value.dtype
+        return t.dtype
+
+    def set_requires_grad(self, t: TensorValue, flag: Tri, node: ast.AST, how: str) -> None:
+        """`t.requires_grad_(flag)` / `t.requires_grad = flag`.
+
+        Turning it off succeeds only on a leaf (torch raises for a non-leaf), so afterwards `t` is a leaf that does
+        not require grad: writing it in grad mode is allowed. Turning it on makes a graph-less tensor a leaf that
+        requires grad.
+        """
+        t.rg = flag
+        if flag is False:
+            t.leaf_rg = False
+        elif not t.graph:
+            t.leaf_rg = flag if flag else None
+            if flag and not t.group.origin_detail:
+                t.group.origin_detail = f"{how} at line {node.lineno}"
+                t.group.created = self._created_at(node)
+
+    def inplace_method(self, t: TensorValue, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        """`t.add_(...)` and friends: a write, then the saves of the out-of-place op on the new value."""
+        info = self.table.inplace_method(name) if self.table else None
+        if info is not None and info.data_write is False:
+            return t
+        if info is not None and t.is_tensor is None:
+            t.is_tensor = True  # an in-place Tensor method was called on it
+        site = self.site(node, "method", name, written=node.func.value if isinstance(node.func, ast.Attribute) else None,
+                         frame=frame, operands=self.operand_pairs(node, list(args) + list(kwargs.values())))
+        self.record_write(frame, t, site, self._label(t, node.func.value if isinstance(node.func, ast.Attribute) else node))
+        out_of_place = (info.out_of_place if info is not None else None) or name[:-1]
+        entry = self.table.method(out_of_place) if self.table else None
+        if entry is None and self.table:
+            entry = self.table.function("torch." + out_of_place)
+        if name in ("copy_", "zero_", "fill_", "set_") or entry is None:
+            # The old value is gone; the new one comes from the arguments.
+            tensors = self.tensors(list(args) + list(kwargs.values()))
+            if tensors and frame.grad_mode is not False:
+                t.rg = tri_or(t.rg, *[x.rg for x in tensors])
+                t.graph = t.graph.union(*[x.graph for x in tensors]) | self.leaf_uses(tensors)
+            return t
+        return self.apply_op(entry, out_of_place, [t, *args], kwargs, node, frame, inplace_target=t,
+                             arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
+
+    def _receiver_text(self, node: ast.Call) -> str:
+        if isinstance(node.func, ast.Attribute):
+            return self.text(node.func.value)
+        return self.text(node)
