@@ -1,9 +1,9 @@
 """The shared state of the abstract interpreter, one way down from it.
 
 `Frame` is one abstract function activation; `join_values`/`join_envs` say what a name holds where two paths meet;
-the limits bound the work per file; `Evaluator` is what op and call handling (calls.py, moves.py) may ask of the
-interpreter. interpreter.py builds on this module and on calls.py; calls.py and moves.py use only this module and
-values.py, so the import graph has no cycle.
+the limits bound the work per file; `Evaluator` is what op and call handling (the calls/ package, moves.py) may ask
+of the interpreter. interpreter.py builds on this module and on calls/; calls/ and moves.py use only this module
+and values.py, so the import graph has no cycle.
 """
 
 from __future__ import annotations
