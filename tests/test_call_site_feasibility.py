@@ -31,6 +31,16 @@ LAYERS = """
             return self.proj(x)
 
 
+    class Filtered(nn.Module):
+        def __init__(self, dim, allowed=(), **kwargs):
+            super().__init__()
+            kwargs = {k: v for k, v in kwargs.items() if k in allowed}
+            self.attn = Attention(dim, **kwargs)
+
+        def forward(self, x):
+            return self.attn(x)
+
+
     class Wrapper(nn.Module):
         def __init__(self, dim, **kwargs):
             super().__init__()
@@ -54,6 +64,10 @@ PROGRAMS = {
         "def build(options):\n    return Wrapper(16, **options)\n\n\n"
         "model = build(json.loads(sys.argv[1]) if len(sys.argv) > 1 else {})",
         [[], ['{"learned_bias": true}']], "callee"),
+    # The same through a layer of layers.py that filters its options (its `**kwargs` content is not known there).
+    "options_filtered_in_the_callee": (
+        'model = Filtered(16, allowed=("learned_bias",) if len(sys.argv) > 1 else (), learned_bias=True)',
+        [[], ["--bias"]], "callee"),
     "flag_from_command_line": (
         'model = Wrapper(16, learned_bias=len(sys.argv) > 1 and sys.argv[1] == "--bias")', [[], ["--bias"]],
         "warning"),
@@ -64,7 +78,7 @@ SCRIPT = """
     import sys
 
     import torch
-    from layers import Attention, Wrapper
+    from layers import Attention, Filtered, Wrapper
 
     {build}
     x = torch.randn(2, 16)

@@ -19,12 +19,6 @@ from fixinplace.rules import (
 )
 
 
-def _spreads_keywords(statement: ast.AST) -> bool:
-    """Whether a statement makes a call that passes `**options`."""
-    return any(isinstance(node, ast.Call) and any(kw.arg is None for kw in node.keywords)
-               for node in ast.walk(statement))
-
-
 def shorten(text: str, width: int = 60) -> str:
     """Source text as messages and fix records show it: at most `width` characters."""
     return text if len(text) <= width else text[:width - 3] + "..."
@@ -77,6 +71,8 @@ class Reporter:
         # The branch statements and expressions whose condition the analysis could not decide (the nodes a path
         # names by id): what a write in another file is conditional on, when a call of this file runs it.
         self.branches: dict[int, ast.AST] = {}
+        # The calls that passed `*args`/`**kwargs` whose content the analysis did not know, in some run of them.
+        self.unknown_spreads: set[int] = set()
 
     def add_foreign(self, display: str, node_ids: frozenset, lines: tuple) -> None:
         """Register the nodes of another project file: positions there are not positions in this file."""
@@ -140,9 +136,11 @@ class Reporter:
                 return  # found while that file's own code ran: reported when that file is checked
             line = getattr(site.node, "lineno", 0)
             guard = self._undecided_guard(paths)
-            if guard is not None and _spreads_keywords(call):
-                # What decides it came through `**kwargs` the analysis cannot see: the line is the callee's,
-                # reported in its own file; a wrapper forwarding its options adds nothing to that.
+            chain = stmts[[id(s) for s in stmts].index(id(call)):]  # the call, and what it runs down to the write
+            if guard is not None and any(self._spreads_unknown(s) for s in chain):
+                # What decides it came through `**kwargs` the analysis cannot see (the call's, or a forwarding
+                # layer's on the way: `self.processor(self, x, **kwargs)`): the line is the callee's, reported in
+                # its own file; a call that only passes options through adds nothing to that.
                 return
             if guard is None:
                 message = f"this call runs {entry[0]}:{line}, where {message}"
@@ -161,6 +159,10 @@ class Reporter:
         if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
             pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
+
+    def _spreads_unknown(self, statement: ast.AST) -> bool:
+        """Whether a statement makes a call that passed `*args`/`**kwargs` of unknown content."""
+        return any(isinstance(node, ast.Call) and id(node) in self.unknown_spreads for node in ast.walk(statement))
 
     def _undecided_guard(self, paths: tuple) -> str | None:
         """How a write in another file depends on a condition there that the analysis could not decide, for the

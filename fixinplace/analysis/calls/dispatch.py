@@ -115,6 +115,8 @@ class DispatchMixin:
                 spreads_known = False
         if spreads_known:
             self._known_spreads.add(id(node))
+        else:
+            self.report.unknown_spreads.add(id(node))
         try:
             return self.dispatch(func, args, kwargs, node, frame)
         finally:
