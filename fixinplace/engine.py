@@ -40,6 +40,7 @@ from typing import Callable, Iterable, Iterator, Protocol, Sequence
 from fixinplace import prefilter
 from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
+from fixinplace.lines import line_texts
 from fixinplace.parsing import parse_module
 from fixinplace.reading import (NotRegularFile, TooLarge, is_notebook, is_regular_file, os_reason,
                                 read_regular_bytes)
@@ -295,9 +296,29 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
 
 def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
     tree = parse_source(source_text, path)
-    if not might_write_in_place(source_text) and not _imports_in_place_writes(source_text, path):
-        return []
-    diagnostics = [d if d.path == path else replace(d, path=path) for d in _analyze(tree, source_text, path)]
+    if might_write_in_place(source_text):
+        imports_write: list[bool] = []  # filled on first need
+    else:
+        if not _imports_in_place_writes(source_text, path):
+            return []
+        imports_write = [True]
+    from fixinplace.analysis.components import analyse_components
+    from fixinplace.analysis.project import dependency_fingerprint
+
+    def worth_analysing(part) -> bool:
+        # A part with no in-place write form reports nothing, unless it imports project code that writes.
+        if might_write_in_place(part.text):
+            return True
+        if not any(isinstance(stmt, (ast.Import, ast.ImportFrom)) for stmt in part.statements):
+            return False
+        if not imports_write:
+            imports_write.append(_imports_in_place_writes(source_text, path))
+        return imports_write[0]
+
+    found = analyse_components(tree, source_text, path, line_texts(source_text),
+                               lambda module: _analyze(module, source_text, path), worth_analysing,
+                               context=dependency_fingerprint(path, source_text))
+    diagnostics = [d if d.path == path else replace(d, path=path) for d in found]
     return sorted(set(apply_suppressions(diagnostics, source_text)), key=sort_key)
 
 

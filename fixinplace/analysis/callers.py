@@ -44,23 +44,53 @@ def _enclosing(tree: ast.Module) -> dict[int, tuple[ast.AST, ast.stmt]]:
     return out
 
 
+class _NameUses:
+    """Per name of a module: its loads, its stores and deletions, and the calls made through it by that name;
+    and where each call runs. Built once per tree: every question about a function's callers reads it."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.loads: dict[str, int] = {}
+        self.rebound: set[str] = set()
+        self.calls: dict[str, list[ast.Call]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    self.loads[node.id] = self.loads.get(node.id, 0) + 1
+                else:
+                    self.rebound.add(node.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                self.calls.setdefault(node.func.id, []).append(node)
+        self._where: dict[int, tuple[ast.AST, ast.stmt]] | None = None
+        self._tree = tree
+
+    @property
+    def where(self) -> dict[int, tuple[ast.AST, ast.stmt]]:
+        if self._where is None:
+            self._where = _enclosing(self._tree)
+        return self._where
+
+
+def _name_uses(tree: ast.Module) -> _NameUses:
+    """The tree's `_NameUses`, kept on the tree itself (it lives exactly as long as the tree)."""
+    uses = tree.__dict__.get("_fip_name_uses")
+    if uses is None:
+        uses = tree._fip_name_uses = _NameUses(tree)  # type: ignore[attr-defined]
+    return uses
+
+
 def argument_is_private(tree: ast.Module, function: ast.AST, param: str) -> bool:
     """Whether no caller in the file can see a write that `function` makes to its parameter `param`."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in tree.body:
         return False  # methods, nested functions: called through names the file does not show
     params = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
     index: Optional[int] = params.index(param) if param in params else None
-    calls = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == function.name and not isinstance(node.ctx, ast.Load):
-            return False  # rebound or deleted somewhere: other callables go by that name
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function.name:
-            calls.append(node)
-    loads = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == function.name
-                and isinstance(n.ctx, ast.Load))
-    if not calls or loads != len(calls):
+    uses = _name_uses(tree)
+    if function.name in uses.rebound:
+        return False  # rebound or deleted somewhere: other callables go by that name
+    calls = uses.calls.get(function.name, [])
+    if not calls or uses.loads.get(function.name, 0) != len(calls):
         return False  # not called here, or passed around as a value
-    where = _enclosing(tree)
+    where = uses.where
     for call in calls:
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return False

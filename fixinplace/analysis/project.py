@@ -114,6 +114,19 @@ def dependency_files(path: str, text: str) -> list[Path]:
     return found
 
 
+def dependency_fingerprint(path: str, text: str) -> tuple:
+    """What the project files the analysis of `path` may load look like now: (path, mtime, size) of each."""
+    out = []
+    for dependency in dependency_files(path, text):
+        try:
+            info = dependency.stat()
+        except OSError:
+            out.append((str(dependency), None, None))
+            continue
+        out.append((str(dependency), info.st_mtime_ns, info.st_size))
+    return tuple(out)
+
+
 def _imports_of_file(path: Path) -> tuple[Path, ...]:
     try:
         info = path.stat()
