@@ -56,6 +56,15 @@ def _address_space_cap(memory: int | None, by_cgroup: bool):
     return setup
 
 
+def wants_cuda(jobs: list[dict]) -> bool:
+    """Whether a job may run on CUDA on this machine (it asks for `cuda` or `all`, and an NVIDIA driver is
+    there). The CUDA driver fails in a PID namespace whose /proc is the host's ("cudaGetDeviceCount(): Error 304:
+    OS call failed", measured on an H200): such a child's keeper is a subreaper instead."""
+    if not os.path.exists("/dev/nvidiactl"):
+        return False
+    return any(device in ("cuda", "all") for job in jobs for device in job["devices"])
+
+
 def _devices(job: dict, cuda) -> list[str]:
     devices = []
     for device in job["devices"]:
@@ -101,7 +110,7 @@ def main() -> int:
     request = json.loads(sys.stdin.buffer.readline())
     if request.get("cgroup"):
         join_cgroup(request["cgroup"])
-    contain()
+    contain(pid_namespace=not wants_cuda(request["jobs"]))
     proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr

@@ -86,11 +86,12 @@ def _die_like(code: int) -> None:
     os._exit(code & 0xFF)
 
 
-def contain() -> str:
-    """Set up the keeper and return in the worker: "pid namespace", "subreaper" or "" (no keeper: off Linux)."""
+def contain(pid_namespace: bool = True) -> str:
+    """Set up the keeper and return in the worker: "pid namespace", "subreaper" or "" (no keeper: off Linux).
+    `pid_namespace=False`: a subreaper even where a PID namespace could be made (CUDA fails inside one)."""
     if not sys.platform.startswith("linux"):
         return ""
-    if _new_pid_namespace():
+    if pid_namespace and _new_pid_namespace():
         init = os.fork()
         if init:  # outside the namespace: mirror how its init ends
             _hold_nothing()
