@@ -30,6 +30,6 @@ print("deterministic algorithms", torch.are_deterministic_algorithms_enabled(), 
       torch.backends.cudnn.deterministic, "cudnn.benchmark", torch.backends.cudnn.benchmark)
 PY
 echo "== packages"
-python3 -m pip list 2>/dev/null | grep -i -E '^(torch|typer|rich|click|attrs|cattrs|libcst|pygls|lsprotocol|unidiff|pytest|numpy|expecttest|jsonschema|pyyaml|typing.extensions|pydantic) '
+python3 -m pip list 2>/dev/null | grep -i -E '^(torch|typer|rich|click|attrs|cattrs|libcst|pygls|lsprotocol|unidiff|pytest|pytest.xdist|execnet|pytest.asyncio|pytest.lsp|pytest.timeout|numpy|expecttest|jsonschema|pyyaml|typing.extensions|pydantic|pydantic.core) '
 python3 -c "import typer, libcst, pygls, attrs; print('typer', typer.__version__, typer.__file__); print('libcst', libcst.__file__); print('attrs', attrs.__version__)"
 python3 -m fixinplace --version

@@ -130,6 +130,23 @@ def guard_try_calls() -> None:
     T._try_calls = guarded
 
 
+def seed_cuda_too() -> None:
+    """Make the generator's seeding (`fixinplace.tables._seed_cpu`, used for each sample since the generator
+    stopped calling torch.manual_seed, commit 5470752) seed the CUDA generators as well, as torch.manual_seed did:
+    samples made on CUDA draw from the CUDA generator. CUDA is initialised first, so that
+    `torch.cuda.manual_seed_all` runs at once instead of queueing a call (which formats the stack each time)."""
+    if not hasattr(T, "_seed_cpu"):  # an older generator: it calls torch.manual_seed, which seeds CUDA too
+        return
+    torch.cuda.init()
+    orig = T._seed_cpu
+
+    def seed(value: int) -> None:
+        orig(value)
+        torch.cuda.manual_seed_all(value)
+
+    T._seed_cpu = seed
+
+
 def only_part(part: str) -> None:
     """Replace the measuring functions of the other part with empty ones."""
     if part == "ops":
@@ -195,6 +212,7 @@ def main() -> int:
     only_part(ns.part)
     if ns.device.startswith("cuda"):
         guard_try_calls()
+        seed_cuda_too()
     torch.set_default_device(ns.device)
     table = T.generate(verbose=ns.verbose)
     table["device"] = ns.device

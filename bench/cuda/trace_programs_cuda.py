@@ -1,6 +1,6 @@
 """`fixinplace trace` on tests/trace_programs/*.py, on CPU and with CUDA as the default device, compared.
 
-    python bench/cuda/trace_programs_cuda.py --output trace_programs.json
+    python bench/cuda/trace_programs_cuda.py --output trace_programs.json [--programs gan.py,leaf.py]
 
 Each program runs three times through the real command line (`python -m fixinplace trace --format json -o FILE
 ...`): as it is (`cpu`), through bench/cuda/on_cuda.py (every tensor it makes on CUDA: `cuda`), and the same with
@@ -34,12 +34,16 @@ def _summary(f: dict) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--output", type=Path, required=True)
+    ap.add_argument("--programs", default=None, help="comma-separated file names (default: every program)")
     ns = ap.parse_args()
+    only = set(ns.programs.split(",")) if ns.programs else None
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     tmp = Path(tempfile.mkdtemp())
     procs = {}
     for program in sorted(PROGRAMS.glob("*.py")):
+        if only is not None and program.name not in only:
+            continue
         for where in WHERE:
             out = tmp / f"{program.stem}.{where}.json"
             cmd = [sys.executable, "-m", "fixinplace", "trace", "--format", "json", "-o", str(out)]
