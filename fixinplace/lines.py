@@ -8,6 +8,7 @@ its lines land on the wrong line after any of them. Every place that numbers lin
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 #: A line ending, the only ones Python and LSP know.
@@ -28,6 +29,18 @@ def line_texts(text: str) -> list[str]:
         lines.pop()  # a final line ending ends the last line, it does not start an empty one
     return lines
 
+
+@lru_cache(maxsize=8)
+def shared_line_texts(text: str) -> tuple[str, ...]:
+    """`line_texts(text)` as a tuple, computed once for the few texts in use (every part of a file analysed apart
+    reads the lines of the same text)."""
+    return tuple(line_texts(text))
+
+
+@lru_cache(maxsize=8)
+def shared_byte_lines(text: str) -> tuple[bytes, ...]:
+    """The UTF-8 bytes of each of `shared_line_texts(text)`."""
+    return tuple(line.encode("utf-8") for line in shared_line_texts(text))
 
 
 def count_line_endings(data: bytes) -> int:

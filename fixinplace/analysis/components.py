@@ -114,7 +114,7 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
         table = symtable.symtable(source, "<module>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return [_component(list(body), source_lines)]
-    bound = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_assigned()}
+    bound: set[str] = set()  # names a statement other than an import binds at module level
     firsts = [_first_line(stmt) for stmt in body]
     scopes_at: dict[int, list[symtable.SymbolTable]] = {}
     for child in table.get_children():
@@ -126,10 +126,25 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
     for index, stmt in enumerate(body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             found = {stmt.name} | _outer_names(stmt)
+            bound.add(stmt.name)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             found = _imported_names(stmt)
         else:
-            found = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+            found = set()
+            for node in ast.walk(stmt):  # (targets inside lambdas and comprehensions count too: more links)
+                if isinstance(node, ast.Name):
+                    found.add(node.id)
+                    if not isinstance(node.ctx, ast.Load):
+                        bound.add(node.id)
+                elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+                    found.add(node.name)
+                    bound.add(node.name)
+                elif isinstance(node, ast.MatchMapping) and node.rest:
+                    found.add(node.rest)
+                    bound.add(node.rest)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    found.add(node.name)  # a definition inside `if`/`try` at module level
+                    bound.add(node.name)
         for scope in scopes_at.get(index, ()):
             found |= _global_names(scope)
         mentions.append(found)

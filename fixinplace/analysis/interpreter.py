@@ -50,7 +50,7 @@ from fixinplace.analysis.values import (
     constant_value,
     truth_value,
 )
-from fixinplace.lines import line_texts
+from fixinplace.lines import shared_byte_lines
 
 _TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"} | {
     f"{prefix}{kind}Tensor" for prefix in ("", "torch.")
@@ -151,7 +151,7 @@ class Interpreter:
         self.call_stack: list[ast.AST] = []
         self.unknown_instances: dict[int, InstanceValue] = {}
         self.calls = calls.CallHandler(self)
-        self._byte_lines = [line.encode("utf-8") for line in line_texts(source)]
+        self._byte_lines = shared_byte_lines(source)
         self.statements: list[ast.stmt] = []
         self._blocks: dict | None = None  # statement id -> (its block, its index there), built on first use
         self._texts: dict[ast.AST, str] = {}  # keyed by node: synthetic nodes are freed, their ids reused

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fixinplace.analysis.values import Save, Site, Write
 from fixinplace.diagnostics import Diagnostic, Related, Severity
 from fixinplace.facts import SavedBy, Span, WriteFacts
-from fixinplace.lines import line_texts
+from fixinplace.lines import shared_line_texts
 from fixinplace.rules import (
     INPLACE_WRITE,
     LEAF_MUTATED,
@@ -62,7 +62,7 @@ class Reporter:
     def __init__(self, source: str, path: str) -> None:
         self.source = source
         self.path = path
-        self.lines = line_texts(source)
+        self.lines = shared_line_texts(source)
         self.found: dict[tuple[int, str], _Pending] = {}  # (id of the site, code)
         # Other project files the analysis ran (display name, ids of their nodes, lines): never reported at.
         self._foreign: list[tuple[str, frozenset, tuple]] = []
