@@ -7,23 +7,30 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forkserver
 from warmcli import warm_run
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def cli(*args: str, cwd: Path, python_flags: tuple[str, ...] = (), env: dict | None = None, timeout: float = 300,
-        encoding: str | None = None, as_user: bool = False) -> subprocess.CompletedProcess:
+        encoding: str | None = None, as_user: bool = False, input: str | None = None) -> subprocess.CompletedProcess:
     """`python -m fixinplace ARGS` with this checkout first on the path, no colour and no debug re-raise;
     `as_user`: with file permissions applied even when the tests run as root (`without_permission_override`).
     Run in a fork of a warm interpreter (`warmcli`) unless the interpreter itself must differ: Python flags,
     dropped capabilities, or FIXINPLACE_TEST_FRESH=1 in the tests' environment (every command fresh)."""
+    launcher: list[str] = [sys.executable, *python_flags]
     if not python_flags and not as_user and os.environ.get("FIXINPLACE_TEST_FRESH", "") in ("", "0"):
-        ran = warm_run(args, cwd, child_env(env), timeout, encoding)
-        if ran is not None:
-            return ran
+        if args and args[0] == "trace" and os.environ.get(forkserver.ADDRESS_VARIABLE):
+            # `trace` runs the program (and torch) in its own process: a fork of the server that imported torch.
+            launcher = [sys.executable, forkserver.CLIENT]
+        else:
+            ran = warm_run(args, cwd, child_env(env), timeout, encoding, input)
+            if ran is not None:
+                return ran
     return subprocess.run(
-        [sys.executable, *python_flags, "-m", "fixinplace", *args],
+        [*launcher, "-m", "fixinplace", *args],
+        input=input,
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+import forkserver
+
 # Measured on 2 idle cores with 2 workers (`python -m pytest -q`): the whole default run, and the slow part alone.
-DEFAULT_RUN_S = 340
+DEFAULT_RUN_S = 295
 SLOW_RUN_S = 120
 # Below this many tests a run is a developer's slice: no estimate is printed.
 ESTIMATE_FROM_TESTS = 500
@@ -50,3 +52,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Without workers: announce after collection."""
     if not hasattr(session.config, "workerinput") and not getattr(session.config.option, "numprocesses", None):
         _announce(session.config, len(session.items))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fork_server():
+    """The fork server of this test process (`forkserver.py`): the language servers and verify's children the
+    tests start are forks of an interpreter that imported torch, LibCST and pygls once."""
+    server = forkserver.start()
+    yield server
+    if server is not None:
+        server.stop()

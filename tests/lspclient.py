@@ -22,7 +22,9 @@ TIMEOUT = 10.0
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "fixinplace", "lsp"]))
+# Through the fork server of the tests (`forkserver.py`): a fresh `python -m fixinplace lsp` where there is none.
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, str(Path(__file__).with_name(
+    "forkclient.py")), "-m", "fixinplace", "lsp"]))
 async def client(lsp_client: LanguageClient):
     yield
     await lsp_client.shutdown_session()

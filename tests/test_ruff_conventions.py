@@ -35,11 +35,7 @@ def with_comment(comment: str) -> str:
 
 def run_stdin(*args: str, data: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
     """`python -m fixinplace ARGS` with `data` on standard input."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    env.pop("FORCE_COLOR", None)
-    env.pop("FIXINPLACE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "fixinplace", *args], input=data, cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return cli(*args, cwd=cwd, input=data, timeout=timeout)
 
 
 # ---------------------------------------------------------------------------------------------------------------

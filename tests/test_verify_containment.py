@@ -18,6 +18,14 @@ from pathlib import Path
 import pytest
 from clirun import cli
 
+
+@pytest.fixture(autouse=True)
+def fresh_verify_child(monkeypatch):
+    """Verify's child as users get it (a fresh interpreter, not the tests' fork server): what is tested here is
+    how it is contained."""
+    monkeypatch.delenv("FIXINPLACE_VERIFY_LAUNCHER", raising=False)
+
+
 pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),

@@ -48,7 +48,7 @@ for line in requests:
             os.environ.update(request["env"])
             stdout = os.open(request["stdout"], os.O_WRONLY)
             stderr = os.open(request["stderr"], os.O_WRONLY)
-            os.dup2(null, 0)
+            os.dup2(os.open(request["stdin"], os.O_RDONLY) if request.get("stdin") else null, 0)
             os.dup2(stdout, 1)
             os.dup2(stderr, 2)
             sys.stdin = open(0, closefd=False)
@@ -89,13 +89,19 @@ class WarmServer:
         self.lock = threading.Lock()
 
     def run(self, args: tuple[str, ...], cwd: Path, env: dict, timeout: float,
-            encoding: str | None) -> subprocess.CompletedProcess:
-        """Run one command in a fork of the server, as `subprocess.run(..., capture_output=True, text=True)`."""
+            encoding: str | None, input: str | None = None) -> subprocess.CompletedProcess:
+        """Run one command in a fork of the server, as `subprocess.run(..., capture_output=True, text=True)`
+        (`input`: its standard input, else the null device)."""
         with self.lock, tempfile.TemporaryDirectory(prefix="fixinplace-cli-") as folder:
             out, err = Path(folder, "stdout"), Path(folder, "stderr")
             out.touch()
             err.touch()
             request = {"args": list(args), "cwd": str(cwd), "env": env, "stdout": str(out), "stderr": str(err)}
+            if input is not None:
+                stdin = Path(folder, "stdin")
+                # As subprocess.run(input=..., text=True) writes it: universal newlines become os.linesep.
+                stdin.write_bytes(input.replace("\n", os.linesep).encode(encoding or locale.getpreferredencoding(False)))
+                request["stdin"] = str(stdin)
             self.proc.stdin.write(json.dumps(request).encode() + b"\n")
             self.proc.stdin.flush()
             pid = json.loads(self.proc.stdout.readline())["pid"]
@@ -122,7 +128,7 @@ _servers: dict[str, WarmServer] = {}
 
 
 def warm_run(args: tuple[str, ...], cwd: Path, env: dict, timeout: float,
-             encoding: str | None) -> subprocess.CompletedProcess | None:
+             encoding: str | None, input: str | None = None) -> subprocess.CompletedProcess | None:
     """The command run by the warm server whose interpreter matches `env` (None: it needs a fresh one). `trace`
     runs the traced program in its own process: its server has imported torch too."""
     python = {k: v for k, v in env.items() if k.startswith("PYTHON")}
@@ -133,4 +139,4 @@ def warm_run(args: tuple[str, ...], cwd: Path, env: dict, timeout: float,
         if len(_servers) >= 3 and key not in _servers:
             return None  # an unusual interpreter: not worth a server of its own
         server = _servers[key] = WarmServer(env, torch)
-    return server.run(args, cwd, env, timeout, encoding)
+    return server.run(args, cwd, env, timeout, encoding, input)

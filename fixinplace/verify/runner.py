@@ -25,6 +25,7 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -82,6 +83,13 @@ def _device_rows(job: dict, status: str, reason: str) -> list[dict]:
     return [_blank(status, reason, d) for d in devices]
 
 
+def _launcher() -> list[str]:
+    """The interpreter command that runs the child: `python`, or `FIXINPLACE_VERIFY_LAUNCHER` (a command line
+    that runs `python ARGS` its own way; the tests' fork server, whose processes have imported torch already)."""
+    custom = os.environ.get("FIXINPLACE_VERIFY_LAUNCHER", "")
+    return shlex.split(custom) if custom else [sys.executable]
+
+
 def _child_env() -> dict:
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -118,7 +126,7 @@ def _run_batch(jobs: list[dict], timeout: float, memory: int | None, results: di
     group = cgroup.create(memory)
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "fixinplace.verify.child"],
+            [*_launcher(), "-m", "fixinplace.verify.child"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=_child_env(), cwd=workdir, start_new_session=True,
         )
