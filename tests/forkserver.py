@@ -101,11 +101,18 @@ while True:
         continue
     # The handler: one per client.
     listener.close()
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    wake_r, wake_w = os.pipe()  # a byte arrives when the child ends (before it is forked: no race)
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
     request, fds = receive(conn)
     child = os.fork()
     if child == 0:
         conn.close()
+        signal.set_wakeup_fd(-1)
+        os.close(wake_r)
+        os.close(wake_w)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         run(request, fds)
     for fd in fds:
@@ -113,8 +120,10 @@ while True:
     conn.sendall(json.dumps({"pid": child}).encode() + b"\n")
     status = None
     while status is None:
-        ready, _, _ = select.select([conn], [], [], 0.05)
-        if ready and not conn.recv(1):  # the client is gone: so is its process
+        ready, _, _ = select.select([conn, wake_r], [], [], 1.0)
+        if wake_r in ready:
+            os.read(wake_r, 512)
+        if conn in ready and not conn.recv(1):  # the client is gone: so is its process
             try:
                 os.kill(child, signal.SIGKILL)
             except ProcessLookupError:

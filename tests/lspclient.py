@@ -22,9 +22,12 @@ TIMEOUT = 10.0
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# Through the fork server of the tests (`forkserver.py`): a fresh `python -m fixinplace lsp` where there is none.
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, str(Path(__file__).with_name(
-    "forkclient.py")), "-m", "fixinplace", "lsp"]))
+# The servers run through the fork server of the tests (`forkserver.py`): a fork of an interpreter that imported
+# pygls and LibCST once, with this process's pipes as its streams (a fresh `python -m fixinplace lsp` without one).
+FORKCLIENT = str(Path(__file__).with_name("forkclient.py"))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, FORKCLIENT, "-m", "fixinplace", "lsp"]))
 async def client(lsp_client: LanguageClient):
     yield
     await lsp_client.shutdown_session()
@@ -114,7 +117,7 @@ class RawServer:
     def __init__(self, cwd: Path) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        self.proc = subprocess.Popen([sys.executable, "-m", "fixinplace", "lsp"], cwd=cwd, env=env,
+        self.proc = subprocess.Popen([sys.executable, FORKCLIENT, "-m", "fixinplace", "lsp"], cwd=cwd, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.inbox: queue.Queue[dict] = queue.Queue()
         self.seen: list[dict] = []

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+import forkserver
 from clirun import REPO, cli
 
 # A write to the output of `exp` (FIP101, error) with a safe fix (clone where exp runs).
@@ -466,7 +467,8 @@ def test_pytest_fixinplace_trace_works_without_dash_p(tmp_path):
         "import torch\n\n\ndef test_bad():\n    x = torch.randn(3, requires_grad=True)\n    y = x.tanh()\n"
         "    y.detach().zero_()\n    try:\n        y.sum().backward()\n    except RuntimeError:\n        pass\n")
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_model.py"]
+    # pytest as a fork of the tests' server that imported torch (`forkserver.py`): its plugins load as in a fresh one.
+    base = [sys.executable, forkserver.CLIENT, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_model.py"]
     proc = subprocess.run(base + ["--fixinplace-trace"], capture_output=True, text=True, env=env, cwd=tmp_path,
                           timeout=300)
     assert proc.returncode == 1 and "= fixinplace trace =" in proc.stdout, proc.stdout + proc.stderr

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import forkserver
 import torchrun
 from clirun import REPO, cli
 
@@ -199,7 +200,9 @@ def test_pytest_plugin(tmp_path):
         "def test_fixture_graph(graph):\n    w, loss = graph\n    w.data.add_(1)\n    loss.backward()\n"
     )
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "fixinplace.pytest_plugin", "test_model.py"]
+    # pytest as a fork of the tests' server that imported torch (`forkserver.py`), with its own arguments and plugins.
+    base = [sys.executable, forkserver.CLIENT, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+            "fixinplace.pytest_plugin", "test_model.py"]
     proc = subprocess.run(base + ["--fixinplace-trace"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert proc.returncode == 1, proc.stdout
     assert "3 passed" in proc.stdout
