@@ -86,6 +86,23 @@ def b():
     assert parts_of(source) == [[1, 7, 11]]
 
 
+def test_an_import_inside_try_links_its_users():
+    source = '''try:
+    from torch.nn.functional import scaled_dot_product_attention as sdpa
+except ImportError:
+    pass
+
+
+def a(q):
+    return sdpa(q, q, q)
+
+
+def b(x):
+    return x
+'''
+    assert parts_of(source) == [[1, 7], [11]]
+
+
 def test_free_standing_statements_run_in_every_part():
     source = "import torch\ntorch.manual_seed(0)\n" + TWO_FUNCTIONS.split("\n", 1)[1]
     assert parts_of(source) == [[1, 2, 5], [1, 2, 11]]

@@ -145,6 +145,10 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     found.add(node.name)  # a definition inside `if`/`try` at module level
                     bound.add(node.name)
+                elif isinstance(node, ast.alias):  # an import inside `try`/`if`: a binding like any other
+                    name = (node.asname or node.name).split(".")[0]
+                    found.add(name)
+                    bound.add(name)
         for scope in scopes_at.get(index, ()):
             found |= _global_names(scope)
         mentions.append(found)
