@@ -26,7 +26,10 @@ CLIENT = str(Path(__file__).with_name("forkclient.py"))
 ADDRESS_VARIABLE = "FIXINPLACE_TEST_FORKSERVER"
 
 SERVER = r'''
-import array, json, os, runpy, select, signal, socket, struct, sys
+import array, json, os, select, signal, socket, struct, sys
+sys.path.insert(0, TESTS)
+from runmain import run_as_main  # noqa: E402
+del sys.path[0]
 # The heavy imports, made once; none reads the environment at import.
 import torch  # noqa: F401
 import libcst, libcst.matchers  # noqa: F401
@@ -64,34 +67,7 @@ def run(request, fds):
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.stdin = open(0, closefd=False)
-    sys.stdout = open(1, "w", closefd=False)
-    sys.stderr = open(2, "w", closefd=False)
-    args = request["argv"]
-    code = 1
-    try:
-        if args[0] == "-m":
-            sys.argv = [args[1], *args[2:]]
-            sys.path[0] = request["cwd"]
-            runpy.run_module(args[1], run_name="__main__", alter_sys=True)
-        else:
-            sys.argv = list(args)
-            sys.path[0] = os.path.dirname(os.path.abspath(args[0]))
-            runpy.run_path(args[0], run_name="__main__")
-        code = 0
-    except SystemExit as exit:
-        code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
-        if exit.code is not None and not isinstance(exit.code, int):
-            print(exit.code, file=sys.stderr)
-    except BaseException:
-        import traceback
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code & 0xFF)
+    run_as_main(request["argv"], request["cwd"])
 
 
 while True:
@@ -150,8 +126,9 @@ class ForkServer:
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         for name in (ADDRESS_VARIABLE, LAUNCHER_VARIABLE):
             env.pop(name, None)
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, self.address], stdout=subprocess.DEVNULL,
-                                     env=env, start_new_session=True)
+        tests = repr(str(Path(__file__).resolve().parent))
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER.replace("TESTS", tests), self.address],
+                                     stdout=subprocess.DEVNULL, env=env, start_new_session=True)
 
     def stop(self) -> None:
         """End the server (its handlers and their processes end with their clients)."""

@@ -25,7 +25,10 @@ import threading
 from pathlib import Path
 
 SERVER = r'''
-import json, os, runpy, signal, sys
+import json, os, signal, sys
+sys.path.insert(0, TESTS)
+from runmain import run_as_main  # noqa: E402
+del sys.path[0]
 import libcst, libcst.matchers  # noqa: F401 - the heavy imports, made once
 import codemods  # noqa: F401
 import fixinplace.fix.checked  # noqa: F401
@@ -39,7 +42,6 @@ for line in requests:
     request = json.loads(line)
     pid = os.fork()
     if pid == 0:
-        code = 1
         try:
             os.setsid()
             signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -51,32 +53,16 @@ for line in requests:
             os.dup2(os.open(request["stdin"], os.O_RDONLY) if request.get("stdin") else null, 0)
             os.dup2(stdout, 1)
             os.dup2(stderr, 2)
-            sys.stdin = open(0, closefd=False)
-            sys.stdout = open(1, "w", closefd=False)
-            sys.stderr = open(2, "w", closefd=False)
-            sys.argv = ["fixinplace", *request["args"]]
-            sys.path[0] = request["cwd"]
-            try:
-                runpy.run_module("fixinplace", run_name="__main__", alter_sys=True)
-                code = 0
-            except SystemExit as exit:
-                code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 1)
-                if exit.code is not None and not isinstance(exit.code, int):
-                    print(exit.code, file=sys.stderr)
-            except BaseException:
-                import traceback
-                traceback.print_exc()
-                code = 1
-        finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code & 0xFF)
+        except BaseException:
+            os._exit(1)
+        run_as_main(["-m", "fixinplace", *request["args"]], request["cwd"])
     replies.write(json.dumps({"pid": pid}) + "\n")
     _, status = os.waitpid(pid, 0)
     replies.write(json.dumps({"status": os.waitstatus_to_exitcode(status)}) + "\n")
 '''
+
+
+TESTS = str(Path(__file__).resolve().parent)
 
 
 class WarmServer:
@@ -84,7 +70,8 @@ class WarmServer:
 
     def __init__(self, env: dict, torch: bool = False) -> None:
         self.env = env
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVER, *(["torch"] if torch else [])],
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVER.replace("TESTS", repr(TESTS)),
+                                      *(["torch"] if torch else [])],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True)
         self.lock = threading.Lock()
 
