@@ -27,6 +27,7 @@ front end (CLI, LSP, fix) shares them:
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import os
 import re
@@ -296,12 +297,9 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
 
 def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
     tree = parse_source(source_text, path)
-    if might_write_in_place(source_text):
-        imports_write: list[bool] = []  # filled on first need
-    else:
-        if not _imports_in_place_writes(source_text, path):
-            return []
-        imports_write = [True]
+    imports_write = functools.cache(lambda: _imports_in_place_writes(source_text, path))
+    if not might_write_in_place(source_text) and not imports_write():
+        return []
     from fixinplace.analysis.components import analyse_components
     from fixinplace.analysis.project import dependency_fingerprint
 
@@ -309,11 +307,7 @@ def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
         # A part with no in-place write form reports nothing, unless it imports project code that writes.
         if might_write_in_place(part.text):
             return True
-        if not any(isinstance(stmt, (ast.Import, ast.ImportFrom)) for stmt in part.statements):
-            return False
-        if not imports_write:
-            imports_write.append(_imports_in_place_writes(source_text, path))
-        return imports_write[0]
+        return any(isinstance(stmt, (ast.Import, ast.ImportFrom)) for stmt in part.statements) and imports_write()
 
     found = analyse_components(tree, source_text, path, line_texts(source_text),
                                lambda module: _analyze(module, source_text, path), worth_analysing,

@@ -108,19 +108,25 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
     """The file's components, each with its statements in source order (imports and free-standing statements
     copied into every component that needs them)."""
     body = tree.body
+    firsts = [_first_line(stmt) for stmt in body]
+    texts = [_text(stmt, first, source_lines) for stmt, first in zip(body, firsts)]
+
+    def component(indices: Sequence[int]) -> Component:
+        return Component(statements=tuple(body[i] for i in indices),
+                         key=tuple((firsts[i], texts[i]) for i in indices), text="".join(texts[i] for i in indices))
+
+    whole = [component(range(len(body)))]
     if len(body) < 2 or _WHOLE_FILE.search(source) or os.environ.get("FIXINPLACE_NO_SPLIT", "") not in ("", "0"):
-        return [_component(list(body), source_lines)]
+        return whole
     try:
         table = symtable.symtable(source, "<module>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return [_component(list(body), source_lines)]
+        return whole
     bound: set[str] = set()  # names a statement other than an import binds at module level
-    firsts = [_first_line(stmt) for stmt in body]
     scopes_at: dict[int, list[symtable.SymbolTable]] = {}
     for child in table.get_children():
         index = bisect.bisect_right(firsts, child.get_lineno()) - 1
         scopes_at.setdefault(max(index, 0), []).append(child)
-    texts = [_text(stmt, first, source_lines) for stmt, first in zip(body, firsts)]
     mentions: list[set[str]] = []
     callables: list[set[str]] = []
     for index, stmt in enumerate(body):
@@ -188,14 +194,14 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
         else:
             groups.setdefault(find(index), []).append(index)
     if len(groups) < 2:
-        return [_component(list(body), source_lines)]
+        return whole
     imports = {i for i in shared if isinstance(body[i], (ast.Import, ast.ImportFrom))}
     free_standing = [i for i in shared if i not in imports]
     out = []
     for members in groups.values():
         needed = set().union(*(mentions[i] for i in [*members, *free_standing]))
         extra = [i for i in shared if i not in imports or mentions[i] & needed]
-        out.append(_component([body[i] for i in sorted([*members, *extra])], source_lines))
+        out.append(component(sorted([*members, *extra])))
     return out
 
 
@@ -205,17 +211,6 @@ def _first_line(stmt: ast.stmt) -> int:
 
 def _text(stmt: ast.stmt, first: int, source_lines: Sequence[str]) -> str:
     return "".join(source_lines[first - 1:stmt.end_lineno or stmt.lineno])
-
-
-def _component(statements: list[ast.stmt], source_lines: Sequence[str]) -> Component:
-    key = []
-    texts = []
-    for stmt in statements:
-        first = _first_line(stmt)
-        text = _text(stmt, first, source_lines)
-        key.append((first, text))
-        texts.append(text)
-    return Component(statements=tuple(statements), key=tuple(key), text="".join(texts))
 
 
 def analyse_components(tree: ast.Module, source: str, path: str, source_lines: Sequence[str],
