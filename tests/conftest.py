@@ -12,7 +12,7 @@ import pytest
 import forkserver
 
 # Measured on 2 idle cores with 2 workers (`python -m pytest -q`): the whole default run, and the slow part alone.
-DEFAULT_RUN_S = 295
+DEFAULT_RUN_S = 225
 SLOW_RUN_S = 120
 # Below this many tests a run is a developer's slice: no estimate is printed.
 ESTIMATE_FROM_TESTS = 500
