@@ -28,7 +28,7 @@ from fixinplace.deep import deep_call
 from fixinplace.diagnostics import Diagnostic, Severity, blocking, one_line
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.fix.candidates import Candidate, candidates
-from fixinplace.fix.units import Units, UnitRewrite
+from fixinplace.fix.units import Units, UnitRewrite, parse_for_rewriting
 from fixinplace.lines import split_lines
 from fixinplace.settings import Settings
 
@@ -48,11 +48,13 @@ class Version:
     _units: Units | None | bool = None
 
     def units(self) -> Optional[Units]:
-        """Its top-level functions and classes, to rewrite one at a time; None when LibCST does not reproduce the
-        text exactly (its lines are then kept by `keep_untouched_lines`, on the whole text)."""
+        """Its top-level functions and classes, to rewrite on their own (found with `ast`: LibCST parses only the
+        units rewritten); None when the text does not parse."""
         if self._units is None:
-            tree, _ = self.tree()
-            self._units = Units(self.source, tree) if tree.code == self.source else False
+            try:
+                self._units = Units(self.source, ast.parse(self.source))
+            except (SyntaxError, ValueError):
+                self._units = False
         return self._units or None
 
     def tree(self) -> tuple[cst.Module, MetadataWrapper]:
@@ -61,18 +63,6 @@ class Version:
             self._tree = parse_for_rewriting(self.source)
             self._wrapper = shared_wrapper(self._tree)
         return self._tree, self._wrapper  # type: ignore[return-value]
-
-
-def parse_for_rewriting(source: str) -> cst.Module:
-    """The LibCST module of a text, ready for codemods (raises `cst.ParserSyntaxError`).
-
-    LibCST takes the module's default indentation from its first indented line, form feed included (a page break
-    opening that line), and then refuses every module a codemod builds with it: the indentation is made of the
-    spaces and tabs alone (the lines it changes are restored by `keep_untouched_lines`)."""
-    tree = cst.parse_module(source)
-    if tree.default_indent.strip(" \t"):
-        tree = tree.with_changes(default_indent="".join(c for c in tree.default_indent if c in " \t") or "    ")
-    return tree
 
 
 def keep_untouched_lines(source: str, round_trip: str, rewritten: str) -> str:
@@ -161,15 +151,17 @@ class LineMap:
 
 
 def accepts(old: Version, new_source: str, new_hazards: list[Diagnostic], *targets: Diagnostic,
-            lines: Optional[LineMap] = None) -> Optional[dict[int, Diagnostic]]:
+            lines: Optional[LineMap] = None, parsed: bool = False) -> Optional[dict[int, Diagnostic]]:
     """Whether a rewrite of `old` is kept: it parses, its targets are no longer reported, and every error or
     warning of the new text is one the old text had (at the same place, with the same code), other than the
     targets. When it is kept: which old hazard each new one continues (by `id` of the new one); else None.
-    `lines` maps the old text's lines to the new one's (by default, difflib over the two texts)."""
-    try:
-        ast.parse(new_source)
-    except (SyntaxError, ValueError):
-        return None
+    `lines` maps the old text's lines to the new one's (by default, difflib over the two texts); `parsed`: the new
+    text is known to parse (its hazards come from analysing it, which parses it)."""
+    if not parsed:
+        try:
+            ast.parse(new_source)
+        except (SyntaxError, ValueError):
+            return None
     lines = lines or LineMap(old.source, new_source)
     skipped = {id(t) for t in targets}
     # Each old hazard stands, in the new text, on a range of lines: indexed by (code, line), in the old order.
@@ -269,33 +261,31 @@ class Checker:
             new = self.version(new_source)
         except SourceError:
             return None
-        continued = accepts(version, new_source, new.hazards, target)
+        continued = accepts(version, new_source, new.hazards, target, parsed=True)
         return None if continued is None else (new, continued)
 
-    def first_passing_by_unit(self, version: Version, target: Diagnostic) -> Optional[tuple[Candidate, str, str]]:
-        """As `first_passing` (the candidate, the new text, its first new line), with each rewrite made on the
-        target's top-level unit alone when it can be (as `fix_text` makes first rewrites): the same result, at the
-        cost of rewriting one definition instead of the module."""
-        try:
-            units = version.units()
-        except cst.ParserSyntaxError:
-            units = None
+    def first_passing_by_unit(self, version: Version, target: Diagnostic
+                              ) -> Optional[tuple[Candidate, Version, str, dict[int, Diagnostic]]]:
+        """As `first_passing`, with each rewrite made on the top-level units it touches alone when it can be (as
+        `fix_text` makes first rewrites): the same result, at the cost of rewriting one or two definitions instead
+        of the module."""
+        units = version.units()
         for candidate in candidates(target, self.style):
             if not self.allowed(candidate):
                 continue
-            rewrite = units.rewrite(candidate, target, self.path) if units is not None else False
-            if rewrite is False:
-                # It reaches outside its unit (or LibCST does not reproduce the text): the whole module (the
+            self.check_stop()
+            rewrites = units.rewrite_across(candidate, target, self.path) if units is not None else False
+            if rewrites is False:
+                # It reaches outside the units (or they cannot be rewritten alone): the whole module (the
                 # candidates before this one fail there as they failed here).
-                found = self.first_passing(version, target)
-                return None if found is None else (found[0], found[1].source, found[2])
-            if rewrite is None:
+                return self.first_passing(version, target)
+            if rewrites is None:
                 continue
-            new_text = units.splice([rewrite])  # type: ignore[union-attr]
-            if self.passes(version, new_text, target) is not None:
-                return candidate, new_text, LineMap(version.source, new_text).first_added.strip()
+            new_text = units.splice(rewrites)  # type: ignore[union-attr]
+            passed = self.passes(version, new_text, target)
+            if passed is not None:
+                return candidate, passed[0], LineMap(version.source, new_text).first_added.strip(), passed[1]
         return None
-
 
     def first_per_unit(self, version: Version, todo: list[tuple[Diagnostic, tuple]], alone: set
                        ) -> list[tuple[Diagnostic, tuple, Candidate, UnitRewrite]]:
@@ -345,7 +335,7 @@ class Checker:
                 new = None
             continued = None if new is None else accepts(
                 version, text, new.hazards, *(d for d, _, _, _ in picks),
-                lines=LineMap.of_splices(version.source, [r for _, _, _, r in picks]))
+                lines=LineMap.of_splices(version.source, [r for _, _, _, r in picks]), parsed=True)
             if continued is not None:
                 return new, picks, continued
             if len(picks) == 1:
@@ -431,7 +421,7 @@ def _fix_text(source: str, path: str, settings: Settings, style: Optional[str],
             current = advance(done[0], done[2])
             continue
         target, key = min(todo, key=lambda item: fixing_order(item[0]))
-        found = checker.first_passing(current, target)
+        found = checker.first_passing_by_unit(current, target)
         if found is None:
             failed[key] = len(applied)
             continue
@@ -470,9 +460,9 @@ def _offer(source: str, path: str, diagnostics: Sequence[Diagnostic], settings: 
         target = next((h for h in version.hazards if (h.line, h.column, h.code) == (d.line, d.column, d.code)), None)
         found = None
         if target is not None:
-            found = checker.first_passing(version, target)
+            found = checker.first_passing_by_unit(version, target)
             if found is None and not checker.unsafe:
-                found = replace(checker, unsafe=True).first_passing(version, target)
+                found = replace(checker, unsafe=True).first_passing_by_unit(version, target)
         fix = found[0].fix(found[2]) if found is not None else None
         if fix is not None and describe is not None:
             fix = replace(fix, description=describe(fix.description))

@@ -106,7 +106,8 @@ class TextFixes:
             found = replace(self.checker, unsafe=True).first_passing_by_unit(self.version, target)
         if found is None:
             return Offered(replace(d, fix=None), None)
-        candidate, new_text, new_line = found
+        candidate, new_version, new_line, _ = found
+        new_text = new_version.source
         fix = candidate.fix(new_line)
         if self._describe is not None:
             fix = replace(fix, description=self._describe(fix.description))
