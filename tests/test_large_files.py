@@ -1,4 +1,5 @@
-"""Large files: parsing in pieces gives `ast.parse`'s tree and errors; large files are checked one at a time."""
+"""Parsing in pieces (large files, and texts that share pieces with one parsed before) gives `ast.parse`'s tree and
+errors; large files are checked one at a time."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixinplace import engine
+from fixinplace import parsing
 from fixinplace.parsing import parse_module
 from fixinplace.settings import Settings
 
@@ -52,6 +54,44 @@ def test_real_files_parse_to_the_same_tree_in_pieces() -> None:
     for path in files:
         source = path.read_text(encoding="utf-8")
         assert same_tree(parse_module(source, piece=512), ast.parse(source)), path
+
+
+def _edits(source: str) -> list[str]:
+    """Versions of `source` as an editor or a fix makes them: one line changed, a line added, a line removed,
+    text added at the end."""
+    lines = source.splitlines(keepends=True)
+    out = [source + "def added(): pass\n"]
+    for i, line in enumerate(lines):
+        out.append("".join(lines[:i] + [line.replace("return", "return  0 or", 1)] + lines[i + 1:]))
+        out.append("".join(lines[:i] + ["    pass\n" if line.startswith(" ") else "pass\n", line] + lines[i + 1:]))
+        out.append("".join(lines[:i] + lines[i + 1:]))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(PIECES))
+def test_texts_assembled_from_remembered_pieces_are_parsed_as_a_whole(name: str) -> None:
+    parsing.memo_clear()
+    source = PIECES[name]
+    for _ in range(2):  # parsed whole, then assembled from its pieces
+        assert same_tree(parse_module(source), ast.parse(source))
+    for edited in _edits(source):  # most pieces remembered, the edited one parsed alone
+        try:
+            expected = ast.parse(edited)
+        except (SyntaxError, ValueError) as e:
+            with pytest.raises(type(e)) as raised:
+                parse_module(edited)
+            assert str(raised.value) == str(e)
+            continue
+        assert same_tree(parse_module(edited), expected), edited
+
+
+def test_remembered_pieces_never_stand_for_a_string_that_spans_a_cut() -> None:
+    parsing.memo_clear()
+    definitions = "".join(f"def f{k}():\n    return {k}\n" for k in range(6))
+    parse_module("x = 1\n" + definitions)  # its definitions remembered, each on the lines it has below
+    inside = 'y = """\n' + definitions + '"""\n'  # the same pieces on the same lines, inside a string now
+    assert same_tree(parse_module(inside), ast.parse(inside))
+    assert len(parse_module(inside).body) == 1
 
 
 @pytest.mark.parametrize("source", [

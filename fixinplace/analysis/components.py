@@ -118,47 +118,15 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
     whole = [component(range(len(body)))]
     if len(body) < 2 or _WHOLE_FILE.search(source) or os.environ.get("FIXINPLACE_NO_SPLIT", "") not in ("", "0"):
         return whole
-    try:
-        table = symtable.symtable(source, "<module>", "exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return whole
-    bound: set[str] = set()  # names a statement other than an import binds at module level
-    scopes_at: dict[int, list[symtable.SymbolTable]] = {}
-    for child in table.get_children():
-        index = bisect.bisect_right(firsts, child.get_lineno()) - 1
-        scopes_at.setdefault(max(index, 0), []).append(child)
-    mentions: list[set[str]] = []
-    callables: list[set[str]] = []
-    for index, stmt in enumerate(body):
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found = {stmt.name} | _outer_names(stmt)
-            bound.add(stmt.name)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            found = _imported_names(stmt)
-        else:
-            found = set()
-            for node in ast.walk(stmt):  # (targets inside lambdas and comprehensions count too: more links)
-                if isinstance(node, ast.Name):
-                    found.add(node.id)
-                    if not isinstance(node.ctx, ast.Load):
-                        bound.add(node.id)
-                elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-                    found.add(node.name)
-                    bound.add(node.name)
-                elif isinstance(node, ast.MatchMapping) and node.rest:
-                    found.add(node.rest)
-                    bound.add(node.rest)
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    found.add(node.name)  # a definition inside `if`/`try` at module level
-                    bound.add(node.name)
-                elif isinstance(node, ast.alias):  # an import inside `try`/`if`: a binding like any other
-                    name = (node.asname or node.name).split(".")[0]
-                    found.add(name)
-                    bound.add(name)
-        for scope in scopes_at.get(index, ()):
-            found |= _global_names(scope)
-        mentions.append(found)
-        callables.append(_defined_callables(stmt))
+    names: list[_Names] = []
+    for stmt, first, text in zip(body, firsts, texts):
+        found = _names_of(stmt, text, lambda: "\n".join(source_lines[first - 1:stmt.end_lineno or stmt.lineno]))
+        if found is None:
+            return whole
+        names.append(found)
+    mentions = [n.mentions for n in names]
+    callables = [n.callables for n in names]
+    bound: set[str] = set().union(*(n.bound for n in names))  # names a statement other than an import binds
     # Method and function names link a definition to the attributes read elsewhere under that name (dunders
     # aside: every class reads `super().__init__`).
     linking_attrs = {name for names in callables for name in names if not name.startswith("__")}
@@ -166,8 +134,7 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
     for index, stmt in enumerate(body):
         own = mentions[index] & bound
         if not isinstance(stmt, (ast.Import, ast.ImportFrom)) and linking_attrs:
-            attrs = (set(_ATTRIBUTE.findall(texts[index])) | callables[index]) & linking_attrs
-            own |= {"." + name for name in attrs}
+            own |= {"." + name for name in (names[index].attributes | callables[index]) & linking_attrs}
         links.append(own)
     parent = list(range(len(body)))
 
@@ -203,6 +170,73 @@ def split(tree: ast.Module, source: str, source_lines: Sequence[str]) -> list[Co
         extra = [i for i in shared if i not in imports or mentions[i] & needed]
         out.append(component(sorted([*members, *extra])))
     return out
+
+
+@dataclass(frozen=True)
+class _Names:
+    """What one top-level statement says of module-level names."""
+
+    mentions: frozenset[str]  # the module-level names it may read or write
+    bound: frozenset[str]  # those it binds (other than by a top-level import)
+    callables: frozenset[str]  # the functions and methods it defines
+    attributes: frozenset[str]  # the names it reads as attributes (`x.name`)
+
+
+# (kind, text, first and last column, lines) of a statement -> its names: they depend on its text alone (two
+# statements on one line share the line's text, not their columns).
+NAMES_SIZE = 16384
+_names_memo: OrderedDict[tuple, _Names] = OrderedDict()
+
+
+def _names_of(stmt: ast.stmt, text: str, code: Callable[[], str]) -> _Names | None:
+    """The names of one top-level statement whose text (its whole lines, as `split` joins them) is `text`
+    (memoised); `code()`: those lines as Python reads them. None when its scopes cannot be read (the whole file is
+    then one component)."""
+    key = (type(stmt).__name__, text, stmt.col_offset, stmt.end_col_offset, (stmt.end_lineno or 0) - stmt.lineno)
+    with _memo_lock:
+        found = _names_memo.get(key)
+        if found is not None:
+            _names_memo.move_to_end(key)
+            return found
+    bound: set[str] = set()
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        mentions = {stmt.name} | _outer_names(stmt)
+        bound.add(stmt.name)
+        try:  # the scopes it opens (its own, lambdas in its decorators and defaults), read alone: the same symbols
+            table = symtable.symtable(code(), "<statement>", "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        for scope in table.get_children():
+            mentions |= _global_names(scope)
+    elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        mentions = _imported_names(stmt)
+    else:
+        mentions = set()
+        for node in ast.walk(stmt):  # (targets inside lambdas and comprehensions count too: more links)
+            if isinstance(node, ast.Name):
+                mentions.add(node.id)
+                if not isinstance(node.ctx, ast.Load):
+                    bound.add(node.id)
+            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+                mentions.add(node.name)
+                bound.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                mentions.add(node.rest)
+                bound.add(node.rest)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                mentions.add(node.name)  # a definition inside `if`/`try` at module level
+                bound.add(node.name)
+            elif isinstance(node, ast.alias):  # an import inside `try`/`if`: a binding like any other
+                name = (node.asname or node.name).split(".")[0]
+                mentions.add(name)
+                bound.add(name)
+    attributes = frozenset(_ATTRIBUTE.findall(text))
+    found = _Names(frozenset(mentions), frozenset(bound), frozenset(_defined_callables(stmt)), attributes)
+    with _memo_lock:
+        _names_memo[key] = found
+        if len(_names_memo) > NAMES_SIZE:
+            _names_memo.popitem(last=False)
+    return found
 
 
 def _first_line(stmt: ast.stmt) -> int:
