@@ -203,7 +203,7 @@ class Interpreter:
                 if id(other.node) not in calls_of:
                     calls_of[id(other.node)] = self._called_names(other.node)
                 called.update(calls_of[id(other.node)])
-            fn = next((f for f in pending if not called[f.node.name]), pending[0])
+            fn = next((f for f in pending if not called[f.node.name]), None) or _first_caller(pending, calls_of)
             seen.add(id(fn.node))
             self.run_unknown_context(fn)
 
@@ -1104,3 +1104,83 @@ class Interpreter:
             return lines[first][start:end].decode("utf-8", "replace")
         parts = [lines[first][start:], *lines[first + 1:last], lines[last][:end]]
         return b"\n".join(parts).decode("utf-8", "replace")
+
+
+def _first_caller(pending: list[FunctionValue], calls_of: dict[int, set[str]]) -> FunctionValue:
+    """The function to run next when every pending one is called by name by another (a cycle of names, or a name
+    shared with another object's method: `decode` and `tokenizer.decode`): one that nothing outside its cycle calls,
+    an entry point that sets grad mode (a decorator, a `with torch.no_grad()` block) first, so that the functions
+    it calls run inlined in the mode they run in when it calls them."""
+    by_name: dict[str, list[int]] = {}
+    for index, fn in enumerate(pending):
+        by_name.setdefault(fn.node.name, []).append(index)
+    calls = [sorted({j for name in calls_of[id(fn.node)] for j in by_name.get(name, ()) if j != i})
+             for i, fn in enumerate(pending)]
+    component = _cycles(calls)
+    called_from_outside = {component[j] for i, targets in enumerate(calls) for j in targets
+                           if component[j] != component[i]}
+    sources = [i for i in range(len(pending)) if component[i] not in called_from_outside]
+    if not sources:
+        return pending[0]
+    first = min(sources)  # the cycle whose first function comes first in the file
+    members = [i for i in sources if component[i] == component[first]]
+    return pending[next((i for i in members if _sets_grad_mode(pending[i])), first)]
+
+
+def _cycles(calls: list[list[int]]) -> list[int]:
+    """The strongly connected component of each node of a graph (Tarjan's algorithm, without recursion)."""
+    count = len(calls)
+    index_of, low, component = [-1] * count, [0] * count, [-1] * count
+    stack: list[int] = []
+    on_stack = [False] * count
+    counter = found = 0
+    for root in range(count):
+        if index_of[root] != -1:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, edge = work.pop()
+            if edge == 0:
+                index_of[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack[node] = True
+            if edge < len(calls[node]):
+                work.append((node, edge + 1))
+                target = calls[node][edge]
+                if index_of[target] == -1:
+                    work.append((target, 0))
+                elif on_stack[target]:
+                    low[node] = min(low[node], index_of[target])
+                continue
+            if low[node] == index_of[node]:
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    component[member] = found
+                    if member == node:
+                        break
+                found += 1
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return component
+
+
+_GRAD_MODE_CONTEXTS = {"no_grad", "enable_grad", "inference_mode", "set_grad_enabled"}
+
+
+def _sets_grad_mode(fn: FunctionValue) -> bool:
+    """Whether a function decides the grad mode of what it calls: a decorator does, or a `with torch.no_grad()`
+    (`enable_grad`, `inference_mode`, `set_grad_enabled`) block in its body."""
+    if fn.grad_mode is not None:
+        return True
+    for node in ast.walk(fn.node):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                call = item.context_expr
+                func = call.func if isinstance(call, ast.Call) else call
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in _GRAD_MODE_CONTEXTS:
+                    return True
+    return False
