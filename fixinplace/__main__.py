@@ -1,5 +1,5 @@
 """`python -m fixinplace ...` is the `fixinplace` command."""
 
-from fixinplace.cli import main
+from fixinplace.launch import main
 
 main()

@@ -8,11 +8,14 @@ The server is a real subprocess spoken to in raw JSON-RPC (`lspclient.RawServer`
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from clirun import child_env
 from lspclient import RawServer, hazards
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,3 +152,14 @@ def test_exit_does_not_wait_for_a_running_analysis(server: RawServer, tmp_path: 
     print(f"the process ended {took:.3f} s after exit")
     assert code == (0 if shutdown else 1)
     assert took < 1.0, f"exit took {took:.1f} s: it waited for the analysis"
+
+
+@pytest.mark.parametrize("args", [["lsp"], ["lsp", "--stdio"]])
+def test_the_editors_command_starts_the_server_without_the_command_line_parser(tmp_path: Path, args: list[str]):
+    # A fresh interpreter, as an editor starts it: typer (and the pydantic adapters of its first parse) would add a
+    # quarter of a second to every start. The input ends at once: the server ends as a killed client leaves it.
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "fixinplace", *args], input="",
+                          capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=120)
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "pygls.lsp.server" in imported and "typer" not in imported and "pydantic" not in imported
+    assert proc.returncode == 1  # the input ended without `shutdown` and `exit`

@@ -32,7 +32,7 @@ def test_hook_declares_a_python_hook_for_python_files_and_notebooks():
 def test_hook_entry_is_the_installed_check_command(tmp_path):
     program, *args = shlex.split(_hook()["entry"])
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts[program] == "fixinplace.cli:main"  # pre-commit installs the package, then runs this script
+    assert scripts[program] == "fixinplace.launch:main"  # pre-commit installs the package, then runs this script
     (tmp_path / "bad.py").write_text(HAZARD)
     (tmp_path / "good.py").write_text("import torch\nx = torch.ones(3)\nx.add_(1)\n")
     # pre-commit appends the staged files to the entry

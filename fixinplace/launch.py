@@ -1,0 +1,24 @@
+"""The `fixinplace` command's entry point (and `python -m fixinplace`'s).
+
+`fixinplace lsp` with no option but `--stdio` (how editors start the language server) goes straight to the server:
+the command line's parser (typer, and the pydantic adapters it builds at its first parse) costs about a quarter of
+a second that an editor would wait at every start. Every other command line goes to `fixinplace.cli`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_LANGUAGE_SERVER = (["lsp"], ["lsp", "--stdio"])
+
+
+def main() -> None:
+    """Run the `fixinplace` command with this process's arguments and exit with its status."""
+    if sys.argv[1:] in _LANGUAGE_SERVER:
+        from fixinplace.lsp.server import serve
+
+        serve(None)
+        sys.exit(0)
+    from fixinplace.cli import main as cli_main
+
+    cli_main()
