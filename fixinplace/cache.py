@@ -45,7 +45,8 @@ def tool_fingerprint() -> str:
     package = Path(__file__).resolve().parent
     codemods = package.parent / "codemods"  # the rewrites behind the fixes that refined results carry
     digest = hashlib.sha256(f"fixinplace {__version__}\n".encode())
-    for path in sorted(package.rglob("*.py")) + sorted(codemods.rglob("*.py")) + [package / "data" / "saved_tensors.json"]:
+    tables = [package / "data" / "saved_tensors.json", package / "data" / "saved_tensors.cuda.json"]
+    for path in sorted(package.rglob("*.py")) + sorted(codemods.rglob("*.py")) + tables:
         try:
             data = path.read_bytes()
         except OSError:
@@ -60,7 +61,7 @@ def settings_fingerprint(settings: Settings, prefilter_on: bool, variant: str = 
     fixes also depend on the fix settings)."""
     fix_settings = [settings.unsafe_fixes, settings.fix_style] if variant else []
     return json.dumps(
-        [list(settings.select), list(settings.ignore), settings.severity.value, settings.max_file_size, prefilter_on,
+        [list(settings.select), list(settings.ignore), settings.severity.value, settings.device, settings.max_file_size, prefilter_on,
          variant, *fix_settings, [[glob, list(codes)] for glob, codes in settings.per_file_ignores]]
     )
 

@@ -4,9 +4,10 @@
                      [--ignore/--extend-ignore CODES] [--per-file-ignores GLOB:CODES] [--severity LEVEL]
                      [--exclude GLOB] [--config FILE] [--quiet] [--output-file FILE] [--jobs N] [--no-cache]
                      [--statistics] [--exit-zero] [--show-fixes] [--stdin-filename PATH] [--add-noqa] [--watch]
-                     [--color auto|always|never]
+                     [--color auto|always|never] [--device cpu|cuda|any]
     fixinplace fix [PATH...|-] [--apply] [--unsafe-fixes] [selection flags as check] [--no-cache] [--quiet] [--show-fixes]
-                   [--output-file FILE] [--stdin-filename PATH] [--verify [--timeout S] [--memory SIZE]]
+                   [--output-file FILE] [--stdin-filename PATH] [--device cpu|cuda|any]
+                   [--verify [--timeout S] [--memory SIZE]]
     fixinplace verify PATH... [--entry NAME [--inputs NAME]] [--device cpu|cuda|all] [--format text|json]
                       [--timeout S] [--memory SIZE] [--unsafe-fixes] [--output-file FILE]
     fixinplace trace [--format text|json] [--output-file FILE] [-m] SCRIPT|MODULE [ARGS...]
@@ -232,6 +233,12 @@ FixStyleOption = Annotated[
                  "else a clone) or functional (select_scatter, slice_scatter, index_put, torch.where) [default: the "
                  "config's fix-style, else readable].", show_default=False),
 ]
+DeviceOption = Annotated[
+    Optional[str],
+    typer.Option("--device", metavar="DEVICE", help="Where the code trains: cpu, cuda or any; a hazard that exists on "
+                 "one device only (cuDNN's LSTM saves its output, the CPU's does not) is reported for that device "
+                 "[default: the config's device, else any].", show_default=False),
+]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Neither read nor write the cache (.fixinplace_cache at the project root).")
 ]
@@ -341,6 +348,7 @@ def check(
     no_cache: NoCacheOption = False,
     unsafe_fixes: UnsafeFixesOption = None,
     fix_style: FixStyleOption = None,
+    device: DeviceOption = None,
     statistics: Annotated[
         bool, typer.Option("--statistics", help="Print the number of diagnostics of each code instead of the "
                            "diagnostics (text or json format).")
@@ -374,7 +382,7 @@ def check(
         raise _fail("--statistics prints text or json (--format text|json)")
     def load():
         return _load_settings(config, targets, select, ignore, severity, exclude, jobs=jobs,
-                              cache=False if no_cache else None, unsafe_fixes=unsafe_fixes, fix_style=fix_style,
+                              cache=False if no_cache else None, unsafe_fixes=unsafe_fixes, fix_style=fix_style, device=device,
                               extend_select=extend_select, extend_ignore=extend_ignore,
                               per_file_ignores=per_file_ignores)
 
@@ -518,6 +526,7 @@ def fix(
     ] = False,
     unsafe_fixes: UnsafeFixesOption = None,
     fix_style: FixStyleOption = None,
+    device: DeviceOption = None,
     select: SelectOption = None,
     extend_select: ExtendSelectOption = None,
     ignore: IgnoreOption = None,
@@ -551,7 +560,7 @@ def fix(
     """Rewrite the hazardous in-place writes out of place: print the diff, or rewrite the files with --apply."""
     targets, stdin = _stdin_target(paths, stdin_filename)
     settings = _load_settings(config, targets, select, ignore, severity, exclude, unsafe_fixes=unsafe_fixes,
-                              fix_style=fix_style, extend_select=extend_select, extend_ignore=extend_ignore,
+                              fix_style=fix_style, device=device, extend_select=extend_select, extend_ignore=extend_ignore,
                               per_file_ignores=per_file_ignores, cache=False if no_cache else None)
     if stdin:
         if verify:

@@ -66,6 +66,8 @@ class Diagnostic:
     # In a notebook: the cell (1-based, among all its cells, as Ruff counts them); `line` and `end_line` are then
     # lines of that cell.
     cell: int | None = None
+    # The one device the hazard exists on ("cuda": a cuDNN kernel saves what the CPU's does not), else None.
+    device: str | None = None
 
     def to_json(self) -> dict:
         """The public JSON form (contract of `check --format json`); `cell` only for a notebook's diagnostic."""

@@ -231,10 +231,12 @@ def is_selected(code: str, settings: Settings) -> bool:
 
 
 def select_diagnostics(diagnostics: Iterable[Diagnostic], settings: Settings) -> list[Diagnostic]:
-    """Keep the selected, not ignored diagnostics at or above the severity threshold, less those that
-    `per-file-ignores` turns off in their file."""
+    """Keep the selected, not ignored diagnostics at or above the severity threshold, of hazards on the device the
+    settings name, less those that `per-file-ignores` turns off in their file."""
     threshold = settings.severity.rank
-    kept = [d for d in diagnostics if d.severity.rank >= threshold and is_selected(d.code, settings)]
+    device = settings.device
+    kept = [d for d in diagnostics if d.severity.rank >= threshold and is_selected(d.code, settings)
+            and (d.device is None or device in ("any", d.device))]
     if settings.per_file_ignores and kept:
         off = {path: settings.ignored_in(path) for path in {d.path for d in kept}}
         kept = [d for d in kept if not any(d.code.startswith(c) or c == "ALL" for c in off[d.path])]

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "saved_tensors.json"
+# What CUDA saves otherwise than the CPU (measured on a GPU, `bench/cuda/make_overlay.py`): read beside the table.
+CUDA_OVERLAY_PATH = DATA_PATH.with_name("saved_tensors.cuda.json")
 
 Tri = bool | None  # True / False / unknown
 
@@ -48,6 +50,7 @@ __all__ = [
     "ModuleEntry",
     "OpTable",
     "DATA_PATH",
+    "CUDA_OVERLAY_PATH",
 ]
 
 
@@ -108,6 +111,7 @@ class Written(NamedTuple):
 class Saved(NamedTuple):
     item: str  # "output", "output:1", "input:0", "input:<kwname>" (modules: "param:weight"...)
     certain: bool  # saved in every requires-grad config consistent with the facts
+    device: str | None = None  # saved on this device only ("cuda", "cpu"); None: on every device measured
 
 
 class InplaceMethod(NamedTuple):
@@ -418,8 +422,10 @@ class OpEntry:
 class ModuleEntry:
     """An ``nn.Module`` class: what applying it saves."""
 
-    def __init__(self, name: str, data: Mapping[str, Any]):
+    def __init__(self, name: str, data: Mapping[str, Any], overlay: Mapping[str, Any] | None = None):
+        """`overlay`: what the module saves on CUDA otherwise than on CPU (the CUDA overlay's entry), if anything."""
         self.name: str = name
+        self._overlay: list[Mapping[str, Any]] = list((overlay or {}).get("samples", ()))
         self.qualname: str = data["qualname"]
         self.inplace_param: bool = bool(data["inplace_param"])
         self.inplace_method: str | None = data.get("inplace_method")
@@ -456,26 +462,32 @@ class ModuleEntry:
 
     def saves(self, input_requires_grad: Tri, params_require_grad: Tri, training: Tri) -> list[Saved]:
         """Items saved; ``certain`` when saved in every consistent config of every measured
-        construction that has the item (a ``bias=False`` Linear does not count against ``param:bias``)."""
-        runs: list[tuple[Mapping[str, Any], set[str]]] = []
-        for s in self._samples:
-            if training is not None and bool(s["training"]) != training:
-                continue
-            for cfg, items in s["saved"].items():
-                i_rg, p_rg = cfg[0] == "T", cfg[1] == "T"
-                if input_requires_grad is not None and i_rg != input_requires_grad:
-                    continue
-                if params_require_grad is not None and p_rg != params_require_grad:
-                    continue
-                runs.append((s, set(items)))
+        construction that has the item (a ``bias=False`` Linear does not count against ``param:bias``). With a
+        CUDA overlay: also what CUDA alone saves (``device="cuda"``), and what the CPU alone saves is marked
+        ``device="cpu"``."""
+        def consistent(s: Mapping[str, Any], cfg: str) -> bool:
+            return (training is None or bool(s["training"]) == training) and (
+                input_requires_grad is None or (cfg[0] == "T") == input_requires_grad) and (
+                params_require_grad is None or (cfg[1] == "T") == params_require_grad)
+
+        runs = [(s, set(items)) for s in self._samples for cfg, items in s["saved"].items() if consistent(s, cfg)]
+        found = self._tally(runs)
+        if not self._overlay:
+            return sorted((Saved(i, certain) for i, certain in found.items()), key=lambda s: s.item)
+        only = [(s, cfg, s["only"][cfg]) for s in self._overlay for cfg in s["only"] if consistent(s, cfg)]
+        cpu_only = self._tally([(s, set(o["cpu"])) for s, _, o in only])
+        cuda_only = self._tally([(s, set(o["cuda"])) for s, _, o in only])
+        out = [Saved(i, certain, "cpu" if i in cpu_only else None) for i, certain in found.items()]
+        out += [Saved(i, certain, "cuda") for i, certain in cuda_only.items() if i not in found]
+        return sorted(out, key=lambda s: s.item)
+
+    def _tally(self, runs: list[tuple[Mapping[str, Any], set[str]]]) -> dict[str, bool]:
+        """Each item saved in some run, and whether it is saved in every run whose construction has it."""
         seen: dict[str, int] = {}
-        possible: dict[str, int] = {}
         for _, items in runs:
             for item in items:
                 seen[item] = seen.get(item, 0) + 1
-        for item in seen:
-            possible[item] = sum(1 for s, _ in runs if self._exists(item, s))
-        return sorted((Saved(i, seen[i] >= possible[i]) for i in seen), key=lambda s: s.item)
+        return {item: seen[item] >= sum(1 for s, _ in runs if self._exists(item, s)) for item in seen}
 
 
 class OpTable:
@@ -484,8 +496,9 @@ class OpTable:
     _cache: dict[Path, "OpTable"] = {}
     _lock = threading.Lock()
 
-    def __init__(self, data: Mapping[str, Any]):
+    def __init__(self, data: Mapping[str, Any], cuda_overlay: Mapping[str, Any] | None = None):
         self._data = data
+        self.cuda_overlay: Mapping[str, Any] = cuda_overlay or {"modules": {}}
         self.torch_version: str = data["torch_version"]
         self.device: str = data.get("device", "cpu")
         self.stats: Mapping[str, int] = data.get("stats", {})
@@ -500,7 +513,13 @@ class OpTable:
             table = cls._cache.get(p)
             if table is None:
                 with open(p, encoding="utf-8") as f:
-                    table = cls(json.load(f))
+                    data = json.load(f)
+                overlay_path = p.with_name(p.stem + ".cuda.json")
+                overlay = None
+                if overlay_path.is_file():
+                    with open(overlay_path, encoding="utf-8") as f:
+                        overlay = json.load(f)
+                table = cls(data, overlay)
                 cls._cache[p] = table
         return table
 
@@ -548,7 +567,7 @@ class OpTable:
         name = class_name.rsplit(".", 1)[-1]
         if name not in self._modules:
             d = self._data["modules"].get(name)
-            self._modules[name] = ModuleEntry(name, d) if d else None
+            self._modules[name] = ModuleEntry(name, d, self.cuda_overlay["modules"].get(name)) if d else None
         return self._modules[name]
 
     def functions(self) -> Iterable[str]:

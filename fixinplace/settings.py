@@ -27,6 +27,8 @@ Configuration keys (kebab-case, as in the `[tool.fixinplace]` table; `snake_case
                                   # the language server and `trace` then show those fixes
     fix-style = "readable"        # subscript rewrites: "readable" (masked_fill, else a clone) or "functional"
                                   # (select_scatter, slice_scatter, index_put, torch.where: no in-place op left)
+    device = "any"                # where the code trains: "cpu", "cuda" or "any"; a hazard that exists on one
+                                  # device only (cuDNN's LSTM saves its output) is reported for that device
     cache = true                  # `check` skips unchanged files with a cache (`--no-cache` for one run)
     cache-dir = ".fixinplace_cache"  # the cache folder, relative to the project root (the config's folder)
     [tool.fixinplace.verify]      # for `fixinplace verify` / `fix --verify` (see fixinplace.verify.declare)
@@ -108,6 +110,7 @@ class Settings:
     jobs: int = 0  # 0: one worker per CPU
     unsafe_fixes: bool = False  # `fix` applies unsafe fixes too
     fix_style: str = "readable"  # readable | functional (see FIX_STYLES)
+    device: str = "any"  # cpu | cuda | any (see DEVICES): the hazards of which device are reported
     cache: bool = True  # `check` reads and writes `fixinplace.cache`
     cache_dir: str = ".fixinplace_cache"  # relative to project_root
     verify_inputs: tuple[tuple[str, str], ...] = ()  # [tool.fixinplace.verify] inputs: (function, factory)
@@ -140,6 +143,7 @@ class Settings:
         max_file_size: int | None = None,
         unsafe_fixes: bool | None = None,
         fix_style: str | None = None,
+        device: str | None = None,
         cache: bool | None = None,
     ) -> "Settings":
         """Apply command-line flags.
@@ -182,6 +186,8 @@ class Settings:
             changes["unsafe_fixes"] = unsafe_fixes
         if fix_style is not None:
             changes["fix_style"] = _parse_fix_style(fix_style, "--fix-style")
+        if device is not None:
+            changes["device"] = _parse_device(device, "--device")
         if cache is not None:
             changes["cache"] = cache
         return replace(self, **changes)
@@ -271,6 +277,7 @@ _KEYS: dict[str, tuple[str, str]] = {
     "jobs": ("jobs", "count"),
     "unsafe-fixes": ("unsafe_fixes", "bool"),
     "fix-style": ("fix_style", "fix-style"),
+    "device": ("device", "device"),
     "cache": ("cache", "bool"),
     "cache-dir": ("cache_dir", "str"),
     "verify": ("verify_inputs", "verify"),
@@ -286,6 +293,17 @@ FIX_STYLES = ("readable", "functional")
 def _parse_fix_style(value: Any, where: str) -> str:
     if value not in FIX_STYLES:
         raise ConfigError(f"{where} must be one of: {', '.join(repr(s) for s in FIX_STYLES)} (got {value!r})")
+    return value
+
+
+#: Where the checked code trains: a hazard that exists on one device only (what a cuDNN kernel saves and the CPU's
+#: does not, `fixinplace/data/saved_tensors.cuda.json`) is reported for that device and for `any`.
+DEVICES = ("any", "cpu", "cuda")
+
+
+def _parse_device(value: Any, where: str) -> str:
+    if value not in DEVICES:
+        raise ConfigError(f"{where} must be one of: {', '.join(repr(s) for s in DEVICES)} (got {value!r})")
     return value
 
 
@@ -345,6 +363,8 @@ def settings_from_table(table: dict[str, Any], source: str, project_root: Path,
             changes[attr] = _verify_inputs(value, where)
         elif kind == "fix-style":
             changes[attr] = _parse_fix_style(value, where)
+        elif kind == "device":
+            changes[attr] = _parse_device(value, where)
         elif kind == "bool":
             if not isinstance(value, bool):
                 raise ConfigError(f"{where} must be true or false")

@@ -54,6 +54,7 @@ class _Pending:
     message: str
     related: tuple
     saves: dict = field(default_factory=dict)  # (line, column, op, role) -> (Save, backward line)
+    device: str | None = None  # the one device every hazard found at the write exists on; None: every device
 
 
 class Reporter:
@@ -152,10 +153,15 @@ class Reporter:
             save = None  # the fix stage rewrites this file only
         key = (id(site), code)
         pending = self.found.get(key)
+        device = save[0].device if save is not None else None
         if pending is None:
-            pending = self.found[key] = _Pending(site, code, severity, message, tuple(related))
-        elif severity.rank > pending.severity.rank:
+            pending = self.found[key] = _Pending(site, code, severity, message, tuple(related), device=device)
+        elif severity.rank > pending.severity.rank or (
+                severity.rank == pending.severity.rank and pending.device is not None and device is None):
+            # The most severe message; of equally severe ones, one of a hazard on every device.
             pending.severity, pending.message, pending.related = severity, message, tuple(related)
+        if pending.device != device:
+            pending.device = None
         if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
             pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
@@ -194,7 +200,9 @@ class Reporter:
         via = "" if written == saved else f" (it shares `{saved}`'s {shared})"
         at = f" at line {backward_line}" if backward_line else ""
         where = f"{save.file}:{save.line}" if save.file else f"line {save.line}"
-        save_text = f"`{saved}` was saved by `{save.op}` at {where} ({save.op} saves {describe_role(save)} for backward)"
+        on = {"cuda": " on CUDA", "cpu": " on the CPU"}.get(save.device or "", "")
+        save_text = (f"`{saved}` was saved by `{save.op}` at {where} ({save.op} saves {describe_role(save)} for "
+                     f"backward{on})")
         related = () if save.file else (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
         if write.silent:
             if write.via == "numpy":
@@ -297,7 +305,7 @@ class Reporter:
             out.append(Diagnostic(
                 path=self.path, line=line, column=col, end_line=end_line, end_column=end_col, code=pending.code,
                 severity=pending.severity, message=message, related=pending.related,
-                facts=self.facts(pending),
+                facts=self.facts(pending), device=pending.device,
             ))
         return sorted(out, key=lambda d: (d.line, d.column, d.code))
 

@@ -116,6 +116,7 @@ class Save:
     operand: tuple | None = None  # (line, column, end_line, end_column) of the saved input's expression in the op
     clonable: bool = False  # `.clone()` at the save is exact (see `fixinplace.facts.SavedBy.clonable`)
     file: str = ""  # the project file the op is in, when not the checked file ("" for the checked file)
+    device: str | None = None  # the op saves it on this device only ("cuda": a cuDNN kernel); None: on every one
 
 
 @dataclass(eq=False, slots=True)

@@ -331,7 +331,7 @@ class ModulesMixin:
             role = "output" if item == "output" else ("input" if item.startswith("input") else item.split(":", 1)[1])
             certain = saved.certain and rg_out is True and frame.grad_mode is True
             saves += self.record_save(frame, target, module.kind, role, node, certain, operand=operand,
-                                      clonable=clonable)
+                                      clonable=clonable, device=saved.device)
         result.graph = graph | result.graph | frozenset(saves)
         return result
 

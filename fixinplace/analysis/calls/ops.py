@@ -116,11 +116,11 @@ class TensorOpsMixin:
         return frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors)
 
     def record_save(self, frame: Frame, value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
-                    operand: ast.AST | None = None, clonable: bool = False) -> list[Save]:
+                    operand: ast.AST | None = None, clonable: bool = False, device: str | None = None) -> list[Save]:
         """Autograd saves `value` (every group it may be) at the groups' current versions.
 
         `operand` is the saved input's expression inside the op; `clonable` says that `.clone()` there (on the
-        op's output for an output save) would be exact."""
+        op's output for an output save) would be exact; `device`: the op saves it on that device only."""
         saves = []
         operand_span = self.report.span(operand) if operand is not None else None
         elements: dict[int, tuple] = {}  # a list or tuple argument written out: each tensor's own element
@@ -136,7 +136,7 @@ class TensorOpsMixin:
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
                     label=tensor.label, line=line, column=col, file=self.report.file_of(node),
                     certain=certain and group_certain and tensor.is_tensor is True,
-                    end_line=end_line, end_column=end_col, operand=span,
+                    end_line=end_line, end_column=end_col, operand=span, device=device,
                     clonable=clonable and tensor.is_tensor is True and (
                         span is not None if operand is not None else isinstance(value, TensorValue)),
                 ))

@@ -1,0 +1,108 @@
+"""Hazards that exist on CUDA only: the CUDA overlay of the saved-tensor table (`fixinplace/data/saved_tensors.cuda.json`,
+written by `bench/cuda/make_overlay.py` from a table diff measured on a GPU) is read, and `check --device` (config
+key `device`) reports them for `cuda` and `any`, naming CUDA, and not for `cpu`. What these tests check is the
+overlay's facts (cuDNN's LSTM saves its output, the fused GRU cell its biases), not a CUDA run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from clirun import cli
+
+from fixinplace.optable import CUDA_OVERLAY_PATH, OpTable
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROGRAM = '''import torch
+import torch.nn as nn
+
+
+def sequence_step():
+    lstm = nn.LSTM(8, 16, num_layers=2)
+    out, _ = lstm(torch.randn(5, 3, 8))
+    out.mul_(2)
+    out.sum().backward()
+
+
+def cell_step():
+    cell = nn.GRUCell(8, 16)
+    h = cell(torch.randn(3, 8), torch.zeros(3, 16))
+    with torch.no_grad():
+        cell.bias_hh.add_(1)
+    h.sum().backward()
+
+
+def linear_step():
+    layer = nn.Linear(8, 16)
+    x = torch.randn(3, 8)
+    y = layer(x)
+    x.mul_(0.5)
+    y.sum().backward()
+'''
+
+
+def hazards(folder: Path, *args: str) -> list[tuple[int, str, str, str]]:
+    proc = cli("check", "--no-cache", "--format", "json", "program.py", *args, cwd=folder)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(d["line"], d["code"], d["severity"], d["message"]) for d in json.loads(proc.stdout)["diagnostics"]]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "program.py").write_text(PROGRAM, encoding="utf-8")
+    return tmp_path
+
+
+def test_the_overlay_is_read_beside_the_table():
+    table = OpTable.load()
+    assert table.cuda_overlay["device"] == "cuda" and table.cuda_overlay["torch_version"].startswith("2.")
+    saved = {s.item: s.device for s in table.module("LSTM").saves(True, True, True)}
+    assert saved["output"] == "cuda" and saved["input"] is None
+    cell = {s.item: s.device for s in table.module("GRUCell").saves(True, True, True)}
+    assert cell["param:bias_hh"] == "cuda" and cell["param:weight_hh"] is None
+    assert all(s.device is None for s in table.module("Linear").saves(True, True, True))
+
+
+def test_check_reports_cuda_only_hazards_for_cuda_and_any_and_names_the_device(folder: Path):
+    for args in ((), ("--device", "any"), ("--device", "cuda")):
+        found = hazards(folder, *args)
+        assert [(line, code, severity) for line, code, severity, _ in found] == [
+            (8, "FIP101", "error"), (16, "FIP101", "error"), (24, "FIP101", "error")], args
+        assert "LSTM saves its output for backward on CUDA" in found[0][3]
+        assert "GRUCell saves its bias_hh for backward on CUDA" in found[1][3]
+        assert "on CUDA" not in found[2][3]  # the Linear's input is saved on every device
+
+
+def test_device_cpu_leaves_out_the_hazards_of_cuda_alone(folder: Path):
+    assert [(line, code) for line, code, _, _ in hazards(folder, "--device", "cpu")] == [(24, "FIP101")]
+
+
+def test_the_device_comes_from_the_config_and_a_bad_value_is_a_usage_error(folder: Path):
+    (folder / "fixinplace.toml").write_text('device = "cpu"\n', encoding="utf-8")
+    assert [line for line, *_ in hazards(folder)] == [24]
+    assert [line for line, *_ in hazards(folder, "--device", "cuda")] == [8, 16, 24]  # the flag wins
+    (folder / "fixinplace.toml").write_text('device = "tpu"\n', encoding="utf-8")
+    proc = cli("check", "program.py", cwd=folder)
+    assert proc.returncode == 2 and "device must be one of" in proc.stderr and len(proc.stderr.splitlines()) == 1
+    (folder / "fixinplace.toml").unlink()
+    bad = cli("check", "program.py", "--device", "gpu", cwd=folder)
+    assert bad.returncode == 2 and "--device must be one of" in bad.stderr
+
+
+def test_the_shipped_overlay_is_what_its_script_writes(tmp_path: Path):
+    path = ROOT / "bench" / "cuda" / "make_overlay.py"
+    spec = importlib.util.spec_from_file_location("make_overlay", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "overlay.json"
+    argv = sys.argv
+    sys.argv = ["make_overlay.py", "--output", str(out)]
+    try:
+        module.main()
+    finally:
+        sys.argv = argv
+    assert out.read_text(encoding="utf-8") == CUDA_OVERLAY_PATH.read_text(encoding="utf-8")
