@@ -1589,7 +1589,10 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
     modules: dict[str, dict] = {}
     skipped: list[str] = []
 
-    def record(cls: type, source: str, samples: list[tuple[tuple, dict, tuple, dict, bool]], dtype) -> None:
+    def record(cls: type, source: str, samples: list[tuple[tuple, dict, tuple, dict, bool]], dtype,
+               also: Sequence[tuple[list[tuple[tuple, dict, tuple, dict, bool]], Any]] = ()) -> None:
+        """Measure `cls` on `samples` in `dtype`, and on each further (samples, dtype) of `also`: a sample that
+        saves otherwise in another dtype (another kernel: oneDNN's float32 LSTM keeps its output) is one more."""
         name = cls.__name__
         try:
             inplace_param = "inplace" in inspect.signature(cls.__init__).parameters
@@ -1600,7 +1603,15 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
         inplace_effect = None
         idle_when_zero: list[str] = []
         delegate = None
-        for cargs, ckwargs, fargs, fkwargs, training in samples:
+        runs = [(sample, dtype) for sample in samples] + [(s, dt) for more, dt in also for s in more]
+        for (cargs, ckwargs, fargs, fkwargs, training), run_dtype in runs:
+            if run_dtype is not dtype:
+                v = _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, run_dtype, training, counters)
+                blob = json.dumps(v, sort_keys=True) if v is not None else None
+                if blob is not None and blob not in seen:
+                    seen.add(blob)
+                    measured.append(v)
+                continue
             if delegate is None:
                 delegate = _module_delegate(cls, cargs, ckwargs, fargs, fkwargs, dtype, names)
             v = _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, dtype, training, counters)
@@ -1647,19 +1658,28 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
             continue
         done.add(cls)
         dtype = _pick_dtype(mi.dtypes)
-        samples = []
-        for training in (True, False):
-            _seed()
-            try:
-                inputs = mi.module_inputs_func(mi, device="cpu", dtype=dtype, requires_grad=False, training=training)
-            except Exception:
-                continue
-            for inp in list(inputs)[:MAX_MODULE_SAMPLES]:
-                ci, fi = inp.constructor_input, inp.forward_input
-                if fi is None:
+
+        def module_samples(dtype) -> list[tuple[tuple, dict, tuple, dict, bool]]:
+            samples = []
+            for training in (True, False):
+                _seed()
+                try:
+                    inputs = mi.module_inputs_func(mi, device="cpu", dtype=dtype, requires_grad=False,
+                                                   training=training)
+                except Exception:
                     continue
-                samples.append((tuple(ci.args), dict(ci.kwargs), tuple(fi.args), dict(fi.kwargs), training))
-        record(cls, "module_db", samples, dtype)
+                for inp in list(inputs)[:MAX_MODULE_SAMPLES]:
+                    ci, fi = inp.constructor_input, inp.forward_input
+                    if fi is None:
+                        continue
+                    samples.append((tuple(ci.args), dict(ci.kwargs), tuple(fi.args), dict(fi.kwargs), training))
+            return samples
+
+        # float64 first (exact), and float32 too, the dtype training runs in: the CPU takes other kernels for it
+        # (oneDNN's LSTM saves its output and biases in float32, not in float64).
+        also = [(module_samples(torch.float32), torch.float32)] if dtype is torch.float64 and torch.float32 in set(
+            mi.dtypes) else []
+        record(cls, "module_db", module_samples(dtype), dtype, also)
 
     # every other torch.nn class with an ``inplace`` constructor parameter
     for cls, qual in sorted(public.items(), key=lambda kv: kv[1]):

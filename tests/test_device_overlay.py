@@ -1,12 +1,14 @@
 """Hazards that exist on CUDA only: the CUDA overlay of the saved-tensor table (`fixinplace/data/saved_tensors.cuda.json`,
 written by `bench/cuda/make_overlay.py` from a table diff measured on a GPU) is read, and `check --device` (config
 key `device`) reports them for `cuda` and `any`, naming CUDA, and not for `cpu`. What these tests check is the
-overlay's facts (cuDNN's LSTM saves its output, the fused GRU cell its biases), not a CUDA run."""
+overlay's facts (cuDNN's GRU saves its output, the fused GRU cell its biases), not a CUDA run; and that the CPU
+table has the float32 kernels' saves (oneDNN's LSTM keeps its output; measured here: the program raises)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -22,8 +24,8 @@ import torch.nn as nn
 
 
 def sequence_step():
-    lstm = nn.LSTM(8, 16, num_layers=2)
-    out, _ = lstm(torch.randn(5, 3, 8))
+    gru = nn.GRU(8, 16, num_layers=2)
+    out, _ = gru(torch.randn(5, 3, 8))
     out.mul_(2)
     out.sum().backward()
 
@@ -42,6 +44,13 @@ def linear_step():
     y = layer(x)
     x.mul_(0.5)
     y.sum().backward()
+
+
+def lstm_step():
+    lstm = nn.LSTM(8, 16, num_layers=2)
+    out, _ = lstm(torch.randn(5, 3, 8))
+    out.mul_(2)
+    out.sum().backward()
 '''
 
 
@@ -60,8 +69,10 @@ def folder(tmp_path: Path) -> Path:
 def test_the_overlay_is_read_beside_the_table():
     table = OpTable.load()
     assert table.cuda_overlay["device"] == "cuda" and table.cuda_overlay["torch_version"].startswith("2.")
-    saved = {s.item: s.device for s in table.module("LSTM").saves(True, True, True)}
+    saved = {s.item: s.device for s in table.module("GRU").saves(True, True, True)}
     assert saved["output"] == "cuda" and saved["input"] is None
+    lstm = {s.item: s for s in table.module("LSTM").saves(True, True, True)}
+    assert lstm["output"].device is None and not lstm["output"].certain  # the CPU's float32 kernel saves it too
     cell = {s.item: s.device for s in table.module("GRUCell").saves(True, True, True)}
     assert cell["param:bias_hh"] == "cuda" and cell["param:weight_hh"] is None
     assert all(s.device is None for s in table.module("Linear").saves(True, True, True))
@@ -71,20 +82,22 @@ def test_check_reports_cuda_only_hazards_for_cuda_and_any_and_names_the_device(f
     for args in ((), ("--device", "any"), ("--device", "cuda")):
         found = hazards(folder, *args)
         assert [(line, code, severity) for line, code, severity, _ in found] == [
-            (8, "FIP101", "error"), (16, "FIP101", "error"), (24, "FIP101", "error")], args
-        assert "LSTM saves its output for backward on CUDA" in found[0][3]
+            (8, "FIP101", "error"), (16, "FIP101", "error"), (24, "FIP101", "error"), (31, "FIP101", "warning")], args
+        assert "GRU saves its output for backward on CUDA" in found[0][3]
         assert "GRUCell saves its bias_hh for backward on CUDA" in found[1][3]
         assert "on CUDA" not in found[2][3]  # the Linear's input is saved on every device
+        # On the CPU too: oneDNN's float32 LSTM keeps its output (its float64 kernel does not: not certain)
+        assert "on CUDA" not in found[3][3]
 
 
 def test_device_cpu_leaves_out_the_hazards_of_cuda_alone(folder: Path):
-    assert [(line, code) for line, code, _, _ in hazards(folder, "--device", "cpu")] == [(24, "FIP101")]
+    assert [(line, code) for line, code, _, _ in hazards(folder, "--device", "cpu")] == [(24, "FIP101"), (31, "FIP101")]
 
 
 def test_the_device_comes_from_the_config_and_a_bad_value_is_a_usage_error(folder: Path):
     (folder / "fixinplace.toml").write_text('device = "cpu"\n', encoding="utf-8")
-    assert [line for line, *_ in hazards(folder)] == [24]
-    assert [line for line, *_ in hazards(folder, "--device", "cuda")] == [8, 16, 24]  # the flag wins
+    assert [line for line, *_ in hazards(folder)] == [24, 31]
+    assert [line for line, *_ in hazards(folder, "--device", "cuda")] == [8, 16, 24, 31]  # the flag wins
     (folder / "fixinplace.toml").write_text('device = "tpu"\n', encoding="utf-8")
     proc = cli("check", "program.py", cwd=folder)
     assert proc.returncode == 2 and "device must be one of" in proc.stderr and len(proc.stderr.splitlines()) == 1
@@ -106,3 +119,16 @@ def test_the_shipped_overlay_is_what_its_script_writes(tmp_path: Path):
     finally:
         sys.argv = argv
     assert out.read_text(encoding="utf-8") == CUDA_OVERLAY_PATH.read_text(encoding="utf-8")
+
+
+def test_the_cpu_labels_are_what_torch_does(folder: Path):
+    # On this machine's CPU: the GRU and the GRU cell (CUDA-only hazards) train; the float32 LSTM raises.
+    runner = ("import runpy, json\nscope = runpy.run_path('program.py')\nout = {}\n"
+              "for name in ('sequence_step', 'cell_step', 'linear_step', 'lstm_step'):\n"
+              "    try:\n        scope[name]()\n        out[name] = False\n"
+              "    except RuntimeError as e:\n        out[name] = 'modified by an inplace operation' in str(e)\n"
+              "print(json.dumps(out))\n")
+    proc = subprocess.run([sys.executable, "-c", runner], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"sequence_step": False, "cell_step": False, "linear_step": True,
+                                       "lstm_step": True}
