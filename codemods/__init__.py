@@ -2,9 +2,9 @@
 
 Each module defines one `codemods._base.InPlaceFix` command (a LibCST `CodemodCommand` that visits the tree as a
 `CSTTransformer`). fixinplace's fix stage (`fixinplace.fix`) decides which rewrite to try for each reported write
-and builds the command with the write's facts and anchor; run alone
-(`python -m libcst.tool codemod -x codemods.<module>.<Class> PATH`), a command finds the hazards itself with
-fixinplace and applies its rewrite wherever fixinplace would.
+and builds the command with the write's facts and anchor. Each one's stand-alone command
+(`python -m libcst.tool codemod -x fixinplace.fix.standalone.<Class> PATH`) finds the hazards itself with fixinplace
+and applies its rewrite wherever fixinplace would.
 """
 
 from __future__ import annotations

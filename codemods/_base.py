@@ -4,17 +4,14 @@ Each codemod module defines one `InPlaceFix` subclass. Driven by fixinplace (`fi
 the write's facts (`fixinplace.facts.WriteFacts`) and its anchor, the source positions it rewrites (a statement's
 line, an expression's span), and changes only what stands there: `applied` says whether it did.
 
-Run on its own, as LibCST users run codemods, it analyses each file with fixinplace and applies its rewrite to every
-hazard for which it is the fix fixinplace would choose (each rewrite checked by re-analysis, as `fixinplace fix`
-does):
+To run one on whole files, as LibCST users run codemods (it then finds the hazards itself with fixinplace and
+applies its rewrite wherever fixinplace would), use its stand-alone command, which the fix stage defines:
 
-    python -m libcst.tool codemod -x codemods.clone_at_save.CloneAtSave src/
-    python -m libcst.tool codemod -x codemods.method_out_of_place.MethodOutOfPlace --unsafe-fixes train.py
+    python -m libcst.tool codemod -x fixinplace.fix.standalone.CloneAtSave src/
 """
 
 from __future__ import annotations
 
-import argparse
 from typing import ClassVar, Optional
 
 import libcst as cst
@@ -51,14 +48,6 @@ class InPlaceFix(CodemodCommand, cst.CSTTransformer):
         self.fix_style = fix_style
         self.applied = False
 
-    @staticmethod
-    def add_args(arg_parser: argparse.ArgumentParser) -> None:
-        """Options of the stand-alone command (`python -m libcst.tool codemod -x ...`)."""
-        arg_parser.add_argument("--unsafe-fixes", dest="unsafe_fixes", action="store_true",
-                                help="also apply the rewrite where it is an unsafe fix")
-        arg_parser.add_argument("--fix-style", dest="fix_style", choices=("readable", "functional"),
-                                default="readable", help="the form of subscript rewrites (see fixinplace fix)")
-
     # ----------------------------------------------------------------------------------------------- running
     def transform_module(self, tree: cst.Module) -> cst.Module:
         """LibCST's entry point; reuses the context's metadata wrapper when it was made for this very tree (the fix
@@ -71,24 +60,9 @@ class InPlaceFix(CodemodCommand, cst.CSTTransformer):
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         if self.facts is None:
-            return self._fix_whole_module(tree)
+            raise SkipFile(f"`{type(self).__name__}` rewrites one reported write: run "
+                           f"fixinplace.fix.standalone.{type(self).__name__} on whole files")
         return tree.visit(self)
-
-    def _fix_whole_module(self, tree: cst.Module) -> cst.Module:
-        """Stand-alone: every hazard of the module that fixinplace fixes with this codemod, each one checked."""
-        from fixinplace.fix import fix_text
-        from fixinplace.settings import ConfigError, Settings, load_settings
-
-        path = self.context.filename or "<stdin>"
-        try:
-            settings = load_settings(None, [path]) if self.context.filename else Settings()
-        except ConfigError:
-            settings = Settings()
-        result = fix_text(tree.code, path, settings.override(unsafe_fixes=self.unsafe_fixes), style=self.fix_style,
-                          strategies=(self.NAME,))
-        if not result.applied:
-            raise SkipFile(f"no hazard that `{self.NAME}` fixes")
-        return cst.parse_module(result.source)
 
     # ----------------------------------------------------------------------------------------------- anchors
     def start(self, node: cst.CSTNode) -> tuple[int, int]:

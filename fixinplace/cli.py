@@ -566,14 +566,14 @@ def fix(
         if verify:
             raise _fail("--verify needs files, not standard input")
         raise typer.Exit(_fix_stdin(_read_stdin(), stdin_filename, settings, output_file, quiet, show_fixes))
-    from fixinplace.fix.files import run_fix
+    from fixinplace.fix.run import run_fix
 
     if timeout <= 0:
         raise _fail("--timeout must be positive")
     memory_cap = _memory(memory)
     report = run_fix(targets, settings, apply=apply and not verify)
     if verify:
-        from fixinplace.fix.files import settle
+        from fixinplace.fix.run import settle
 
         _keep_verified(report, settings, apply, timeout, memory_cap)
         settle(report, settings)
@@ -604,7 +604,7 @@ def _fix_stdin(data: bytes, stdin_filename: Optional[str], settings, output_file
         fixed = len(result.applied)
         if result.applied:  # hazards, not fixes (one fix can clear several), as `fix PATH` counts them
             from fixinplace.engine import SourceError
-            from fixinplace.fix.files import reported_hazards
+            from fixinplace.fix.run import reported_hazards
 
             try:
                 fixed = max(len(reported_hazards(data, name, settings)) - len(result.remaining), 0)
@@ -663,7 +663,8 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
     fix is verified alone, and the file keeps the fixes that verified (verified again together), the others staying
     in `remaining`. With `apply`, the kept patches are written."""
     from fixinplace.fix.checked import fix_text
-    from fixinplace.fix.files import FileError, PatchError, make_patch, write_outcome
+    from fixinplace.fix.files import FileError, PatchError, make_patch
+    from fixinplace.fix.run import write_outcome
     from fixinplace.verify import pair_of, verify_pairs
 
     report.apply = apply

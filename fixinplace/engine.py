@@ -42,6 +42,7 @@ from fixinplace import prefilter
 from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
 from fixinplace.lines import line_texts
+from fixinplace.notebook import NotebookError, decode_notebook, parse_notebook, syntax_error, to_cells
 from fixinplace.parsing import parse_module
 from fixinplace.reading import (NotRegularFile, TooLarge, is_notebook, is_regular_file, os_reason,
                                 read_regular_bytes)
@@ -373,6 +374,33 @@ def _check(path: str, settings: Settings, refine: Refine | None = None) -> tuple
     return result, (text if result.diagnostics else None)
 
 
+def check_notebook(text: str, path: str, settings: Settings, refine: Refine | None = None) -> list[Diagnostic]:
+    """The diagnostics of a notebook's JSON text (as `engine.check_source` gives them for a `.py` file, with
+    `refine` applied), placed in their cells; raises `SourceError` with a one-line reason (the cell that
+    does not parse, a file that is no notebook).
+
+    Each code cell must parse on its own, as Jupyter runs it: a cell that continues a block of the cell above
+    (`    y.add_(1)` after a cell that opens `def f(x):`) is a syntax error when run, even though the joined cells
+    parse. Such a notebook is the same error here as in `fix` and `verify` (`syntax error in cell 3 ...`), never
+    analysed as if the cells were one."""
+    try:
+        notebook = parse_notebook(text)
+    except NotebookError as e:
+        raise SourceError(str(e)) from None
+    joined = notebook.join()
+    numbers = [notebook.cell_number(i) for i in range(len(notebook.code_cells))]
+    broken = syntax_error(joined, numbers)
+    if broken:
+        raise SourceError(broken)
+    try:
+        diagnostics = check_source(joined.text, path, settings)
+    except SourceError as e:
+        raise SourceError(syntax_error(joined, numbers) or str(e)) from None
+    if refine is not None and diagnostics:
+        diagnostics = refine(joined.text, path, diagnostics, settings, admissible=joined.admits)
+    return to_cells(diagnostics, joined, numbers)
+
+
 def check_bytes(data: bytes, path: str, settings: Settings,
                 refine: Refine | None = None) -> tuple[list[Diagnostic], str]:
     """The selected diagnostics of one file's bytes (Python source, or a notebook's JSON when the path ends in
@@ -383,8 +411,6 @@ def check_bytes(data: bytes, path: str, settings: Settings,
 
 def _check_bytes(data: bytes, path: str, settings: Settings, refine: Refine | None) -> tuple[list[Diagnostic], str]:
     if is_notebook(path):
-        from fixinplace.notebook import NotebookError, check_notebook, decode_notebook
-
         try:
             text = decode_notebook(data)
         except NotebookError as e:

@@ -20,7 +20,7 @@ ends up making, so the fixes offered one diagnostic at a time would not count wh
 So `[*]` (`output.text.fixable`) marks exactly the diagnostics `fix --apply` clears, and the count of the marks is
 what `fix --apply` says it fixed. `check` does this one file at a time: a fix in one file that clears diagnostics of
 another (a helper whose write is reported at each call in the files that import it) counts in the helper's file
-only; `fix` itself counts every file (`fixinplace.fix.files.settle`).
+only; `fix` itself counts every file (`fixinplace.fix.run.settle`).
 """
 
 from __future__ import annotations

@@ -541,32 +541,3 @@ def syntax_error(joined: JoinedCells, numbers: Sequence[int]) -> str | None:
         except (ValueError, MemoryError) as e:
             return f"cannot parse cell {numbers[index]}: {one_line(e) or type(e).__name__}"
     return None
-
-
-def check_notebook(text: str, path: str, settings, refine=None) -> list:
-    """The diagnostics of a notebook's JSON text (as `engine.check_source` gives them for a `.py` file, with
-    `refine` applied), placed in their cells; raises `engine.SourceError` with a one-line reason (the cell that
-    does not parse, a file that is no notebook).
-
-    Each code cell must parse on its own, as Jupyter runs it: a cell that continues a block of the cell above
-    (`    y.add_(1)` after a cell that opens `def f(x):`) is a syntax error when run, even though the joined cells
-    parse. Such a notebook is the same error here as in `fix` and `verify` (`syntax error in cell 3 ...`), never
-    analysed as if the cells were one."""
-    from fixinplace.engine import SourceError, check_source
-
-    try:
-        notebook = parse_notebook(text)
-    except NotebookError as e:
-        raise SourceError(str(e)) from None
-    joined = notebook.join()
-    numbers = [notebook.cell_number(i) for i in range(len(notebook.code_cells))]
-    broken = syntax_error(joined, numbers)
-    if broken:
-        raise SourceError(broken)
-    try:
-        diagnostics = check_source(joined.text, path, settings)
-    except SourceError as e:
-        raise SourceError(syntax_error(joined, numbers) or str(e)) from None
-    if refine is not None and diagnostics:
-        diagnostics = refine(joined.text, path, diagnostics, settings, admissible=joined.admits)
-    return to_cells(diagnostics, joined, numbers)

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from fixinplace.diagnostics import Severity
+from fixinplace.globs import ExcludeGlob
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -198,8 +199,6 @@ class Settings:
         (or its absolute path); a glob that starts with `!` applies to the files it does not match."""
         if not self.per_file_ignores:
             return ()
-        from fixinplace.discovery import ExcludeGlob
-
         absolute = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
         root = os.path.normpath(str(self.project_root.absolute())).replace(os.sep, "/").rstrip("/") + "/"
         relative = absolute[len(root):] if absolute.startswith(root) else None

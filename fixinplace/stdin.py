@@ -14,6 +14,7 @@ from typing import Optional
 
 from fixinplace.diagnostics import Diagnostic, FileError, one_line
 from fixinplace.engine import Refine, Report, SourceError, check_bytes, decode_source_bytes
+from fixinplace.globs import ExcludeGlob
 from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
@@ -25,8 +26,6 @@ def is_excluded(path: str, settings: Settings) -> bool:
     """Whether `exclude` / `extend-exclude` match `path` or one of its folders below the project root (the test a
     folder walk would make, applied to a file that is never walked); a path outside the project root is tested
     alone."""
-    from fixinplace.discovery import ExcludeGlob
-
     globs = [ExcludeGlob.parse(g) for g in settings.all_excludes if g.strip()]
     absolute = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
     root = os.path.normpath(str(settings.project_root.absolute())).replace(os.sep, "/").rstrip("/") + "/"

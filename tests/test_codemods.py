@@ -5,7 +5,7 @@
   `after`, and applying it again changes nothing (LibCST's `SkipFile`).
 * Programs that must not be rewritten (every rule's clean examples, and the safe programs of fixtures/check) make
   every codemod skip.
-* `python -m libcst.tool codemod -x codemods.<module>.<Class>` rewrites a real file.
+* `python -m libcst.tool codemod -x fixinplace.fix.standalone.<Class>` rewrites a real file.
 * Under torch: `after` runs without an autograd error and gives the gradients the original meant (its run with every
   saved tensor copied at save time), except for rewrites that change the meaning on purpose.
 """
@@ -22,6 +22,7 @@ import pytest
 from libcst.codemod import CodemodTest
 
 from codemods import CODEMODS
+from fixinplace.fix.standalone import STANDALONE
 from fixinplace.rules import RULES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,16 +43,19 @@ UNSAFE_ONLY = {"move_after_backward": True, "data_out_of_place": True}
 
 
 def codemod_test(name: str) -> CodemodTest:
-    """A `CodemodTest` case whose TRANSFORM is one of our codemods."""
-    case_class = type(f"Test{CODEMODS[name].__name__}", (CodemodTest,), {"TRANSFORM": CODEMODS[name]})
+    """A `CodemodTest` case whose TRANSFORM is one of our codemods, as its stand-alone command runs it on a file
+    (`fixinplace.fix.standalone`: the hazards found with fixinplace, each rewrite checked)."""
+    case_class = type(f"Test{CODEMODS[name].__name__}", (CodemodTest,), {"TRANSFORM": STANDALONE[name]})
     return case_class()
 
 
-def test_every_codemod_has_examples() -> None:
+def test_every_codemod_has_examples_and_a_standalone_command() -> None:
     assert CODEMODS, "no codemod registered"
     for name, codemod in CODEMODS.items():
         assert codemod.NAME == name and codemod.EXAMPLES, name
         assert codemod.__module__ == f"codemods.{name}", f"{name} is not defined in codemods/{name}.py"
+        assert issubclass(STANDALONE[name], codemod) and STANDALONE[name].__name__ == codemod.__name__, name
+    assert set(STANDALONE) == set(CODEMODS)
 
 
 @pytest.mark.parametrize("name,index,before,after", EXAMPLES, ids=EXAMPLE_IDS)
@@ -143,7 +147,7 @@ def test_libcst_tool_runs_a_codemod_on_a_file(tmp_path: Path) -> None:
     target.write_text(before, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
-        [sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format", f"codemods.{name}.CloneAtSave",
+        [sys.executable, "-m", "libcst.tool", "codemod", "-x", "--no-format", "fixinplace.fix.standalone.CloneAtSave",
          str(target)], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert target.read_text(encoding="utf-8") == after

@@ -13,6 +13,8 @@ from lsprotocol import types
 
 from fixinplace.diagnostics import Diagnostic, Related, Severity
 from fixinplace.lines import line_texts
+from fixinplace.lsp.edits import minimal_edits
+from fixinplace.lsp.positions import UTF8, UTF16, UTF32, column_at, units, utf16_len  # noqa: F401 (re-exported)
 from fixinplace.rules import RULES_BY_CODE
 
 SOURCE = "fixinplace"
@@ -27,47 +29,6 @@ _SEVERITY = {
 def text_lines(text: str) -> list[str]:
     """The document's lines without their line endings (as LSP numbers them)."""
     return line_texts(text) or [""]
-
-
-UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"  # LSP's PositionEncodingKind values
-
-
-def units(text: str, encoding: str = UTF16) -> int:
-    """How many code units of `encoding` (an LSP position encoding; UTF-16 when unknown) `text` takes."""
-    if encoding == UTF32:
-        return len(text)
-    if text.isascii():
-        return len(text)
-    # surrogatepass: a lone surrogate (JSON can carry one) still counts, as the editor counts it
-    if encoding == UTF8:
-        return len(text.encode("utf-8", "surrogatepass"))
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def utf16_len(text: str) -> int:
-    """How many UTF-16 code units `text` takes."""
-    return units(text, UTF16)
-
-
-def _char_units(char: str, encoding: str) -> int:
-    if encoding == UTF32:
-        return 1
-    code = ord(char)
-    if encoding == UTF8:
-        return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
-    return 2 if code > 0xFFFF else 1
-
-
-def column_at(text: str, count: int, encoding: str = UTF16) -> int:
-    """The 0-based character index in `text` at `count` code units of `encoding` (a count inside a character
-    is taken to its end; past the text, its length)."""
-    if encoding == UTF32 or text.isascii():
-        return min(max(count, 0), len(text))
-    used, column = 0, 0
-    while column < len(text) and used < count:
-        used += _char_units(text[column], encoding)
-        column += 1
-    return column
 
 
 def to_position(lines: Sequence[str], line: int, column: int, encoding: str = UTF16) -> types.Position:
@@ -158,8 +119,6 @@ class Layout:
     def edit(self, old: str, new: str) -> dict[str, list[types.TextEdit]] | None:
         """The text edits, per document, that make the analysed text `old` into `new` (None when the change cannot
         be made in the documents)."""
-        from fixinplace.lsp.edits import minimal_edits
-
         return {self.uri: minimal_edits(old, new, self.encoding)}
 
 

@@ -7,7 +7,7 @@ import difflib
 from lsprotocol import types
 
 from fixinplace.lines import split_lines
-from fixinplace.lsp.convert import UTF16, column_at, units
+from fixinplace.lsp.positions import UTF16, column_at, units
 
 
 def _line_start(lines: list[str], index: int, encoding: str = UTF16) -> types.Position:
