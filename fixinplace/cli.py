@@ -925,7 +925,7 @@ class TraceFormat(str, Enum):
 def trace(
     ctx: typer.Context,
     target: Annotated[
-        str, typer.Argument(metavar="SCRIPT|MODULE", help="The script to run (or, with -m, the module), then its arguments.", show_default=False)
+        str, typer.Argument(metavar="SCRIPT|MODULE", help="The script or notebook to run (or, with -m, the module), then its arguments.", show_default=False)
     ],
     module: Annotated[bool, typer.Option("-m", help="Run TARGET as a module, like `python -m`.")] = False,
     output_format: Annotated[

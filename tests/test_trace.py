@@ -324,3 +324,40 @@ def test_a_thread_that_dies_of_the_inplace_error_is_reported(tmp_path):
     proc, report = trace_json(tmp_path, str(PROGRAMS / "thread.py"))
     assert [e["thread"] for e in report["thread_errors"]] == ["worker"], report
     assert report["thread_errors"][0]["inplace_autograd_error"] is True and proc.returncode == 1
+
+
+def _notebook(path: Path, *cells: str) -> None:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# a notebook"),
+                *(nbformat.v4.new_code_cell(source) for source in cells)]
+    nbformat.write(nb, str(path))
+
+
+def test_a_notebook_runs_cell_by_cell_and_is_reported_by_cell(tmp_path):
+    _notebook(tmp_path / "nb.ipynb", "import torch",
+              "%matplotlib inline\nx = torch.randn(3, requires_grad=True)",  # IPython syntax: masked, as check does
+              "y = x.exp()\ny.add_(1)\nprint('before the backward')\ny.sum().backward()")
+    proc = cli("trace", "nb.ipynb", cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stdout == "before the backward\n", proc.stderr
+    assert "nb.ipynb:cell 4:2: `add_` wrote a tensor saved for backward" in proc.stderr
+    assert "    2 | y.add_(1)" in proc.stderr and "saved by `exp` at nb.ipynb:cell 4:1" in proc.stderr
+    assert "needed by the backward at nb.ipynb:cell 4:4" in proc.stderr
+    # The program's own traceback names the cell too.
+    assert 'nb.ipynb, cell 4", line 4, in <module>' in proc.stderr
+    assert "modified by an inplace operation" in proc.stderr
+    _, report = trace_json(tmp_path, "nb.ipynb")
+    (finding,) = report["findings"]
+    assert finding["mutation"]["cell"] == 4 and finding["mutation"]["line"] == 2
+    assert finding["backward"]["cell"] == 4 and finding["backward"]["line"] == 4
+
+
+def test_a_notebook_cell_that_does_not_parse_alone_and_a_file_that_is_no_notebook(tmp_path):
+    _notebook(tmp_path / "split.ipynb", "import torch\ndef f(x):", "    return x")
+    proc = cli("trace", "split.ipynb", cwd=tmp_path)
+    assert proc.returncode == 1 and "SyntaxError" in proc.stderr and "cell 2" in proc.stderr, proc.stderr
+    (tmp_path / "bad.ipynb").write_text('{"cells": [', encoding="utf-8")
+    bad = cli("trace", "bad.ipynb", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert bad.stderr.startswith("fixinplace: error: bad.ipynb: invalid notebook"), bad.stderr

@@ -41,8 +41,8 @@ def _checked(path: str, cache: Dict) -> tuple:
 def fix_for(path: str, line: int, shown: str, cache: Dict) -> Optional[dict]:
     """{"title", "applicability", "diff"} of the fix `fixinplace fix` would apply to the diagnostic on
     `path`:`line`, or None. Only that line's diagnostics get their fixes checked (each check re-analyses the file)."""
-    if not os.path.isfile(path):
-        return None
+    if not os.path.isfile(path) or path.lower().endswith(".ipynb"):
+        return None  # (a notebook's lines: `check` shows their fixes, by cell)
     from fixinplace.fix import apply_offered, offer
     from fixinplace.fix.files import unified_diff
 

@@ -10,12 +10,12 @@ from fixinplace.trace.sites import Site
 
 
 def _where(site: Optional[Site]) -> str:
-    return "an unknown line" if site is None else f"{site.path}:{site.line}"
+    return "an unknown line" if site is None else site.where
 
 
 def _quoted(site: Site) -> List[str]:
     source = site.source
-    return [f"    {site.line} | {source}"] if source else []
+    return [f"    {site.shown_line} | {source}"] if source else []
 
 
 def _finding_text(f: Finding) -> List[str]:

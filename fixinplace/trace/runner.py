@@ -18,6 +18,9 @@ import traceback
 import types
 from typing import List, Optional
 
+from fixinplace.engine import SourceError
+from fixinplace.trace.notebooks import cell_of, compile_notebook, is_notebook_path, read_notebook
+
 _TRACE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -37,6 +40,11 @@ def _check_target(target: str, module: bool) -> None:
         raise TargetError(f"{target}: no such file")
     elif os.path.isdir(target) and not os.path.exists(os.path.join(target, "__main__.py")):
         raise TargetError(f"{target}: a folder without __main__.py")
+    elif os.path.isfile(target) and is_notebook_path(target):
+        try:
+            read_notebook(target)
+        except SourceError as e:
+            raise TargetError(f"{target}: {e}") from None
 
 
 def _ours(frame: traceback.FrameSummary) -> bool:
@@ -47,13 +55,27 @@ def _ours(frame: traceback.FrameSummary) -> bool:
             or (filename.endswith("overrides.py") and frame.name == "handle_torch_function"))
 
 
+def _in_cell(frame: traceback.FrameSummary) -> traceback.FrameSummary:
+    """A frame of a notebook being traced as its cell and line there (`File "nb.ipynb, cell 4", line 3`)."""
+    cell = cell_of(frame.filename, frame.lineno or 0)
+    if cell is None:
+        return frame
+    positions = {}
+    if sys.version_info >= (3, 11):  # the caret under the failing expression
+        end = frame.end_lineno
+        positions = {"end_lineno": end + cell[1] - (frame.lineno or 0) if end else None, "colno": frame.colno,
+                     "end_colno": frame.end_colno}
+    return traceback.FrameSummary(f"{frame.filename}, cell {cell[0]}", cell[1], frame.name, lookup_line=False,
+                                  line=frame.line, **positions)
+
+
 def print_program_error(error: BaseException) -> None:
     """Print the program's exception as `python script.py` would: without the tracer's own frames."""
     shown = traceback.TracebackException(type(error), error, error.__traceback__)
     pending = [shown]
     while pending:
         te = pending.pop()
-        te.stack = traceback.StackSummary.from_list([f for f in te.stack if not _ours(f)])
+        te.stack = traceback.StackSummary.from_list([_in_cell(f) for f in te.stack if not _ours(f)])
         pending += [c for c in (te.__cause__, te.__context__) if c is not None]
     sys.stderr.write("".join(shown.format()))
 
@@ -97,6 +119,8 @@ def _run(target: str, args: List[str], module: bool) -> None:
     sys.argv = [target, *args]  # for -m, runpy replaces argv[0] with the module's file
     if module:
         runpy.run_module(target, run_name="__main__", alter_sys=True)
+    elif os.path.isfile(target) and is_notebook_path(target):
+        _run_code(target, compile_notebook(target), file=False)
     elif os.path.isfile(target):
         _run_script(target)
     else:  # a folder or a zip file with a __main__.py
@@ -109,9 +133,17 @@ def _run_script(target: str) -> None:
     path = os.path.abspath(target)
     with io.open_code(path) as f:
         code = compile(f.read(), path, "exec", dont_inherit=True)
+    _run_code(path, code, file=True)
+
+
+def _run_code(path: str, code: types.CodeType, file: bool) -> None:
+    """Run compiled code as the `__main__` module (with `__file__` for a script; a notebook's cells have none, as
+    in Jupyter)."""
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
-                         __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    main.__dict__.update(__builtins__=builtins)
+    if file:
+        main.__dict__.update(__file__=path, __cached__=None,
+                             __loader__=importlib.machinery.SourceFileLoader("__main__", path))
     previous = sys.modules.get("__main__")
     sys.modules["__main__"] = main
     try:

@@ -81,9 +81,31 @@ class Site:
         """The line's source text, stripped ("" when the file cannot be read)."""
         return linecache.getline(self.filename, self.line).strip()
 
+    @property
+    def cell(self) -> Optional[tuple[int, int]]:
+        """(cell, line in the cell) when the line is in a notebook being traced, else None."""
+        from fixinplace.trace.notebooks import cell_of
+
+        return cell_of(self.filename, self.line)
+
+    @property
+    def where(self) -> str:
+        """`path:line`, or `path:cell N:line` in a notebook (as `check` names a cell's line)."""
+        cell = self.cell
+        return f"{self.path}:{self.line}" if cell is None else f"{self.path}:cell {cell[0]}:{cell[1]}"
+
+    @property
+    def shown_line(self) -> int:
+        """The line as the report numbers it: in its cell for a notebook."""
+        cell = self.cell
+        return self.line if cell is None else cell[1]
+
     def to_json(self, with_op: bool = True) -> dict:
-        """{"path", "line", "source", "op"} (without "source" and "op" when `with_op` is false)."""
-        out: dict = {"path": self.path, "line": self.line}
+        """{"path", "line", "source", "op"} (without "source" and "op" when `with_op` is false); a notebook's line
+        also has "cell", "line" then counting in that cell."""
+        cell = self.cell
+        out: dict = {"path": self.path, "line": self.line} if cell is None else {
+            "path": self.path, "cell": cell[0], "line": cell[1]}
         if with_op:
             out["source"] = self.source
             out["op"] = self.op
