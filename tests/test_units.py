@@ -83,3 +83,20 @@ def test_the_lines_that_open_a_file_without_imports_stay_with_its_first_unit(ope
         found = check.first_passing_by_unit(version, target)
         assert found is not None and found[1].source.startswith(opening + "def f(x):\n")
         assert found[1].source == check.first_passing(version, target)[1].source
+
+
+def test_line_map_of_a_large_repetitive_text_places_each_line():
+    # Many like functions, each fixed (a line added in each): difflib's exact matching is quadratic here, so past
+    # JUNK_FROM lines the map anchors on the lines that do not repeat: the unique lines exact, the others within their
+    # function's few changed lines (what `accepts` looks at).
+    from fixinplace.fix.checked import JUNK_FROM, LineMap
+
+    old = "".join(f"def f{k}(x):\n    y = x.exp()\n    y.add_(1)\n    return y\n\n\n" for k in range(400))
+    new = "".join(f"def f{k}(x):\n    y = x.exp()\n    y = y.clone()\n    y.add_(1)\n    return y\n\n\n"
+                  for k in range(400))
+    assert old.count("\n") + new.count("\n") > JUNK_FROM
+    lines = LineMap(old, new)
+    for k in range(400):
+        assert lines.new_range(1 + 6 * k, 1 + 6 * k) == (1 + 7 * k, 1 + 7 * k)  # each def line
+        lo, hi = lines.new_range(3 + 6 * k, 3 + 6 * k)  # each write: within its function's changed lines
+        assert lo <= 4 + 7 * k <= hi and hi - lo <= 3 and hi <= 7 * (k + 1)

@@ -84,6 +84,11 @@ def keep_untouched_lines(source: str, round_trip: str, rewritten: str) -> str:
     return "".join(out)
 
 
+#: Lines (both texts' differing middles together) past which `LineMap` lets difflib treat lines that repeat in more
+#: than 1% of a text as junk (no anchors): below it the match is exact, above it it stays linear on repetitive code.
+JUNK_FROM = 1000
+
+
 class LineMap:
     """Which lines of the new text stand where each line of the old text stood (difflib over the lines the two
     texts do not share at their start and end)."""
@@ -98,7 +103,11 @@ class LineMap:
             tail += 1
         self.blocks: list[tuple[int, int, int, int]] = []  # (old start, old end, new start, new end), 1-based, end excl
         self.blocks.append((1, head + 1, 1, head + 1))
-        matcher = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail], autojunk=False)
+        middle_a, middle_b = a[head:len(a) - tail], b[head:len(b) - tail]
+        # difflib's matching is quadratic in lines that repeat (a file of many like functions, each fixed): past
+        # JUNK_FROM lines its heuristic anchors the match on the lines that do not repeat.
+        matcher = difflib.SequenceMatcher(None, middle_a, middle_b,
+                                          autojunk=len(middle_a) + len(middle_b) > JUNK_FROM)
         for _, i1, i2, j1, j2 in matcher.get_opcodes():
             self.blocks.append((head + i1 + 1, head + i2 + 1, head + j1 + 1, head + j2 + 1))
         self.blocks.append((len(a) - tail + 1, len(a) + 1, len(b) - tail + 1, len(b) + 1))
