@@ -255,22 +255,24 @@ class Checker:
             if new_source is None:
                 continue
             new_source = keep_untouched_lines(version.source, tree.code, new_source)
-            passed = self.passes(version, new_source, target)
+            lines = LineMap(version.source, new_source)
+            passed = self.passes(version, new_source, target, lines)
             if passed is not None:
-                return candidate, passed[0], LineMap(version.source, new_source).first_added.strip(), passed[1]
+                return candidate, passed[0], lines.first_added.strip(), passed[1]
         return None
 
-    def passes(self, version: Version, new_source: str, target: Diagnostic
+    def passes(self, version: Version, new_source: str, target: Diagnostic, lines: Optional[LineMap] = None
                ) -> Optional[tuple[Version, dict[int, Diagnostic]]]:
         """The analysed rewritten text and which hazard of `version` each of its hazards continues, when the
-        rewrite of `target` passes the check (`target` gone, nothing new); None when it fails or changes nothing."""
+        rewrite of `target` passes the check (`target` gone, nothing new); None when it fails or changes nothing.
+        `lines`: the map of `version`'s lines to the new text's, when the caller made it already."""
         if new_source == version.source or not self.takes(new_source):
             return None
         try:
             new = self.version(new_source)
         except SourceError:
             return None
-        continued = accepts(version, new_source, new.hazards, target, parsed=True)
+        continued = accepts(version, new_source, new.hazards, target, lines=lines, parsed=True)
         return None if continued is None else (new, continued)
 
     def first_passing_by_unit(self, version: Version, target: Diagnostic
@@ -291,9 +293,10 @@ class Checker:
             if rewrites is None:
                 continue
             new_text = units.splice(rewrites)  # type: ignore[union-attr]
-            passed = self.passes(version, new_text, target)
+            lines = LineMap(version.source, new_text)
+            passed = self.passes(version, new_text, target, lines)
             if passed is not None:
-                return candidate, passed[0], LineMap(version.source, new_text).first_added.strip(), passed[1]
+                return candidate, passed[0], lines.first_added.strip(), passed[1]
         return None
 
     def first_per_unit(self, version: Version, todo: list[tuple[Diagnostic, tuple]], alone: set

@@ -92,9 +92,13 @@ class Units:
                 self._imports_before[index] = len(self._imports)
                 self.units.append(Unit(index, first, last, starts[first - 1], "".join(lines[first - 1:last])))
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and last > end:
-                # A line of imports only (`import a; import b`), as LibCST's statement lines go.
-                together = [s for s in body if s.lineno <= last and (s.end_lineno or s.lineno) >= stmt.lineno]
-                if all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in together):
+                # A line of imports only (`import a; import b`), as LibCST's statement lines go: the statements
+                # after it on its lines are imports too (one before it on its first line made `last > end` false).
+                after = index + 1
+                while after < len(body) and body[after].lineno <= last and isinstance(
+                        body[after], (ast.Import, ast.ImportFrom)):
+                    after += 1
+                if after == len(body) or body[after].lineno > last:
                     self._imports.append("".join(lines[stmt.lineno - 1:last]))
             end = max(end, last)
         self._first_lines = [unit.first_line for unit in self.units]
