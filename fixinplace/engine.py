@@ -388,7 +388,7 @@ def check_notebook(text: str, path: str, settings: Settings, refine: Refine | No
     except NotebookError as e:
         raise SourceError(str(e)) from None
     joined = notebook.join()
-    numbers = [notebook.cell_number(i) for i in range(len(notebook.code_cells))]
+    numbers = notebook.code_cell_numbers()
     broken = syntax_error(joined, numbers)
     if broken:
         raise SourceError(broken)

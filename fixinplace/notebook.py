@@ -365,6 +365,10 @@ class Notebook:
         """The 1-based number, among all the notebook's cells, of the `code_cell`-th code cell (0-based)."""
         return self.code_cells[code_cell] + 1
 
+    def code_cell_numbers(self) -> list[int]:
+        """The 1-based number, among all the notebook's cells, of each code cell, in order."""
+        return [index + 1 for index in self.code_cells]
+
     def join(self) -> JoinedCells:
         """The code cells joined (see `join_cells`)."""
         return join_cells(self.code_sources())

@@ -73,7 +73,7 @@ def fix_cells(notebook: Notebook, path: str, settings: Settings) -> NotebookFix:
     from fixinplace.fix.checked import fix_text, offer
 
     joined = notebook.join()
-    numbers = [notebook.cell_number(i) for i in range(len(notebook.code_cells))]
+    numbers = notebook.code_cell_numbers()
     broken = syntax_error(joined, numbers)
     if broken:
         raise SourceError(broken)

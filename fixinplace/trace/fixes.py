@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional
 
+from fixinplace.reading import is_notebook
+
 
 def _guarded(cache: Dict, key: object, compute, failed: object) -> object:
     """`cache[key]`, computed once; `failed` when the file cannot be read or checked, or the analysis fails (a bug
@@ -41,7 +43,7 @@ def _checked(path: str, cache: Dict) -> tuple:
 def fix_for(path: str, line: int, shown: str, cache: Dict) -> Optional[dict]:
     """{"title", "applicability", "diff"} of the fix `fixinplace fix` would apply to the diagnostic on
     `path`:`line`, or None. Only that line's diagnostics get their fixes checked (each check re-analyses the file)."""
-    if not os.path.isfile(path) or path.lower().endswith(".ipynb"):
+    if not os.path.isfile(path) or is_notebook(path):
         return None  # (a notebook's lines: `check` shows their fixes, by cell)
     from fixinplace.fix import apply_offered, offer
     from fixinplace.fix.files import unified_diff

@@ -11,14 +11,10 @@ from typing import Optional
 
 from fixinplace.engine import SourceError, read_source_bytes
 from fixinplace.notebook import JoinedCells, NotebookError, decode_notebook, parse_notebook, syntax_error
+from fixinplace.reading import is_notebook
 
 # The notebooks being run: absolute path -> (its joined code cells, each code cell's number among all the cells).
 _RUNNING: dict[str, tuple[JoinedCells, list[int]]] = {}
-
-
-def is_notebook_path(target: str) -> bool:
-    """Whether `trace` runs this target as a notebook."""
-    return target.lower().endswith(".ipynb")
 
 
 def read_notebook(target: str) -> tuple[JoinedCells, list[int]]:
@@ -28,7 +24,7 @@ def read_notebook(target: str) -> tuple[JoinedCells, list[int]]:
         notebook = parse_notebook(decode_notebook(read_source_bytes(os.path.abspath(target))))
     except NotebookError as e:
         raise SourceError(str(e)) from None
-    return notebook.join(), [notebook.cell_number(i) for i in range(len(notebook.code_cells))]
+    return notebook.join(), notebook.code_cell_numbers()
 
 
 def compile_notebook(target: str) -> CodeType:
@@ -47,7 +43,7 @@ def compile_notebook(target: str) -> CodeType:
 
 def cell_of(filename: str, line: int) -> Optional[tuple[int, int]]:
     """(cell number, line in that cell) of a line of a notebook being traced; None for a line of another file."""
-    found = _RUNNING.get(os.path.abspath(filename)) if filename.lower().endswith(".ipynb") else None
+    found = _RUNNING.get(os.path.abspath(filename)) if is_notebook(filename) else None
     if found is None:
         return None
     joined, numbers = found

@@ -19,7 +19,8 @@ import types
 from typing import List, Optional
 
 from fixinplace.engine import SourceError
-from fixinplace.trace.notebooks import cell_of, compile_notebook, is_notebook_path, read_notebook
+from fixinplace.reading import is_notebook
+from fixinplace.trace.notebooks import cell_of, compile_notebook, read_notebook
 
 _TRACE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -40,7 +41,7 @@ def _check_target(target: str, module: bool) -> None:
         raise TargetError(f"{target}: no such file")
     elif os.path.isdir(target) and not os.path.exists(os.path.join(target, "__main__.py")):
         raise TargetError(f"{target}: a folder without __main__.py")
-    elif os.path.isfile(target) and is_notebook_path(target):
+    elif os.path.isfile(target) and is_notebook(target):
         try:
             read_notebook(target)
         except SourceError as e:
@@ -119,7 +120,7 @@ def _run(target: str, args: List[str], module: bool) -> None:
     sys.argv = [target, *args]  # for -m, runpy replaces argv[0] with the module's file
     if module:
         runpy.run_module(target, run_name="__main__", alter_sys=True)
-    elif os.path.isfile(target) and is_notebook_path(target):
+    elif os.path.isfile(target) and is_notebook(target):
         _run_code(target, compile_notebook(target), file=False)
     elif os.path.isfile(target):
         _run_script(target)

@@ -37,7 +37,7 @@ def notebook_code(path: str, max_size: int | None = None) -> NotebookCode:
         notebook = parse_notebook(decode_notebook(read_source_bytes(path, max_size)))
     except NotebookError as e:
         raise SourceError(str(e)) from None
-    code = NotebookCode(notebook.join(), tuple(notebook.cell_number(i) for i in range(len(notebook.code_cells))))
+    code = NotebookCode(notebook.join(), tuple(notebook.code_cell_numbers()))
     broken = syntax_error(code.joined, code.numbers)
     if broken:
         raise SourceError(broken)
