@@ -1605,20 +1605,15 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
         delegate = None
         runs = [(sample, dtype) for sample in samples] + [(s, dt) for more, dt in also for s in more]
         for (cargs, ckwargs, fargs, fkwargs, training), run_dtype in runs:
-            if run_dtype is not dtype:
-                v = _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, run_dtype, training, counters)
-                blob = json.dumps(v, sort_keys=True) if v is not None else None
-                if blob is not None and blob not in seen:
-                    seen.add(blob)
-                    measured.append(v)
-                continue
-            if delegate is None:
+            main = run_dtype is dtype  # the delegate and the in-place effect are read in the main dtype
+            if main and delegate is None:
                 delegate = _module_delegate(cls, cargs, ckwargs, fargs, fkwargs, dtype, names)
-            v = _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, dtype, training, counters)
+            v = _measure_module_sample(cls, cargs, ckwargs, fargs, fkwargs, run_dtype, training, counters)
             if v is None:
-                counters.bump("module_samples_failed")
+                if main:
+                    counters.bump("module_samples_failed")
                 continue
-            if inplace_param and inplace_effect is None:
+            if main and inplace_param and inplace_effect is None:
                 inplace_effect = _module_inplace_method(cls, cargs, ckwargs, fargs, fkwargs, dtype)
                 if inplace_effect is not None and inplace_effect[1]:
                     idle_when_zero = _module_idle_when_zero(cls, cargs, ckwargs, fargs, fkwargs, dtype)
