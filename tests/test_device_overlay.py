@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from clirun import cli
+from labels import raises_inplace_error
 
 from fixinplace.optable import CUDA_OVERLAY_PATH, OpTable
 
@@ -123,12 +123,6 @@ def test_the_shipped_overlay_is_what_its_script_writes(tmp_path: Path):
 
 def test_the_cpu_labels_are_what_torch_does(folder: Path):
     # On this machine's CPU: the GRU and the GRU cell (CUDA-only hazards) train; the float32 LSTM raises.
-    runner = ("import runpy, json\nscope = runpy.run_path('program.py')\nout = {}\n"
-              "for name in ('sequence_step', 'cell_step', 'linear_step', 'lstm_step'):\n"
-              "    try:\n        scope[name]()\n        out[name] = False\n"
-              "    except RuntimeError as e:\n        out[name] = 'modified by an inplace operation' in str(e)\n"
-              "print(json.dumps(out))\n")
-    proc = subprocess.run([sys.executable, "-c", runner], cwd=folder, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"sequence_step": False, "cell_step": False, "linear_step": True,
-                                       "lstm_step": True}
+    names = ("sequence_step", "cell_step", "linear_step", "lstm_step")
+    assert raises_inplace_error(folder, {name: ("program.py", f"{name}()") for name in names}) == {
+        "sequence_step": False, "cell_step": False, "linear_step": True, "lstm_step": True}

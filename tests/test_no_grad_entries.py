@@ -6,13 +6,12 @@ entry turns grad mode off run, the one without does not, and `check` agrees."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from clirun import cli
+from labels import raises_inplace_error
 
 DECODER = """
     import torch
@@ -77,28 +76,9 @@ def measured(tmp_path_factory) -> tuple[Path, dict]:
     folder = tmp_path_factory.mktemp("entries")
     for name in PROGRAMS:
         (folder / f"{name}.py").write_text(_program(name), encoding="utf-8")
-    runner = textwrap.dedent("""
-        import json, sys, runpy
-        import torch
-        folder, names = sys.argv[1], json.loads(sys.argv[2])
-        out = {}
-        for name in names:
-            scope = runpy.run_path(f"{folder}/{name}.py")
-            try:
-                result = scope["decode"](torch.nn.Linear(4, 3), torch.randn(2, 4))
-                if result.requires_grad:
-                    result.sum().backward()
-                out[name] = False
-            except RuntimeError as e:
-                if "modified by an inplace operation" not in str(e):
-                    raise
-                out[name] = True
-        print(json.dumps(out))
-    """)
-    proc = subprocess.run([sys.executable, "-c", runner, str(folder), json.dumps(sorted(PROGRAMS))],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return folder, json.loads(proc.stdout)
+    run = ("result = decode(torch.nn.Linear(4, 3), torch.randn(2, 4))\n"
+           "if result.requires_grad:\n    result.sum().backward()\n")
+    return folder, raises_inplace_error(folder, {name: (f"{name}.py", run) for name in PROGRAMS})
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

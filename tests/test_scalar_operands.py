@@ -6,13 +6,12 @@ tensors that require grad, then backward): the safe ones run, the hazardous one 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from clirun import cli
+from labels import raises_inplace_error
 
 HEADER = """
     import torch
@@ -96,26 +95,8 @@ def measured(tmp_path_factory) -> tuple[Path, dict]:
     folder = tmp_path_factory.mktemp("scalars")
     for name in PROGRAMS:
         (folder / f"{name}.py").write_text(_program(name), encoding="utf-8")
-    runner = textwrap.dedent("""
-        import json, sys, runpy
-        import torch
-        folder, drivers = sys.argv[1], json.loads(sys.argv[2])
-        out = {}
-        for name, driver in drivers.items():
-            scope = runpy.run_path(f"{folder}/{name}.py")
-            try:
-                exec(driver + "\\nout.sum().backward()", scope)
-                out[name] = False
-            except RuntimeError as e:
-                if "modified by an inplace operation" not in str(e):
-                    raise
-                out[name] = True
-        print(json.dumps(out))
-    """)
-    proc = subprocess.run([sys.executable, "-c", runner, str(folder), json.dumps(DRIVERS)], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return folder, json.loads(proc.stdout)
+    runs = {name: (f"{name}.py", driver + "\nout.sum().backward()") for name, driver in DRIVERS.items()}
+    return folder, raises_inplace_error(folder, runs)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
