@@ -162,8 +162,11 @@ def _tally(sets: list[set]) -> dict[Any, int]:
 class OpEntry:
     """A function or method (``torch.exp``, ``Tensor.__mul__``) as seen from one name."""
 
-    def __init__(self, name: str, op: Mapping[str, Any], ref: Mapping[str, Any]):
+    def __init__(self, name: str, op: Mapping[str, Any], ref: Mapping[str, Any],
+                 overlay: Mapping[str, Any] | None = None):
+        """`overlay`: what the op saves on CUDA otherwise than on CPU (the CUDA overlay's entry), if anything."""
         self.name: str = name
+        self._overlay: list[Mapping[str, Any]] = list((overlay or {}).get("variants", ()))
         self.differentiable: bool = bool(op["differentiable"])
         self.view: str = op["view"]
         # The result's dtype against its floating-point tensor inputs' (which share one), as measured: "input" (the
@@ -354,16 +357,62 @@ class OpEntry:
                         union |= items
                 return sorted({Saved(self._render(k, args, kwargs), False) for k in union}, key=lambda s: s.item)
             counts = _tally(runs)
-            return sorted(
-                (Saved(self._render(k, args, kwargs), exact and n == len(runs)) for k, n in counts.items()),
-                key=lambda s: s.item,
-            )
+            found = [Saved(self._render(k, args, kwargs), exact and n == len(runs)) for k, n in counts.items()]
+            return sorted(self._on_devices(found, facts, args, kwargs), key=lambda s: s.item)
         # no recorded sample looks like this call: anything any sample saved, none certain
         union: set = set()
         for v in self._variants:
             for items in self._consistent_configs(v, facts):
                 union |= items
         return sorted({Saved(self._render(k, args, kwargs), False) for k in union}, key=lambda s: s.item)
+
+    #: The dtype of code that names none: an op's device difference measured in it holds for such code; one
+    #: measured in another dtype may not (CUDA's attention picks its kernel by dtype).
+    TRUSTED_DTYPE = "float32"
+
+    def _on_devices(self, found: list[Saved], facts: Mapping[_Key, ArgFact], args: Sequence[ArgFact],
+                    kwargs: Mapping[str, ArgFact]) -> list[Saved]:
+        """`found` (what the CPU table says this call saves) with the CUDA overlay applied: what CUDA alone saves
+        added with ``device="cuda"`` (certain only when measured in TRUSTED_DTYPE, in every consistent
+        configuration), what the CPU alone saves marked ``device="cpu"`` (only when measured in TRUSTED_DTYPE:
+        else CUDA's kernel for real code's dtype may save it too)."""
+        if not self._overlay:
+            return found
+        runs: list[tuple[bool, dict]] = []
+        for v in self._overlay:
+            if not self._matches(v, facts):
+                continue
+            for only in self._consistent_only(v, facts):
+                runs.append((v.get("dtype") == self.TRUSTED_DTYPE, only))
+        if not runs:
+            return found
+        cuda = _tally([{self._item_key(i) for i in only["cuda"]} for _, only in runs])
+        cpu = _tally([{self._item_key(i) for i in only["cpu"]} for trusted, only in runs if trusted])
+        trusted = all(t for t, _ in runs)
+        cpu_items = {self._render(k, args, kwargs) for k, n in cpu.items() if n == len(runs)}
+        out = [s._replace(device="cpu") if s.item in cpu_items else s for s in found]
+        have = {s.item for s in out}
+        for key, n in cuda.items():
+            item = self._render(key, args, kwargs)
+            if item not in have:
+                out.append(Saved(item, trusted and n == len(runs), "cuda"))
+        return out
+
+    def _consistent_only(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> list[dict]:
+        """The overlay variant's per-configuration differences whose requires-grad letters fit the facts."""
+        grad_keys = [self._norm_measured(g) for g in v["grad"]]
+        out = []
+        for cfg, only in v["only"].items():
+            fits = True
+            for key, letter in zip(grad_keys, cfg):
+                fact = facts.get(key)
+                if fact is not None and ((fact.is_tensor is False and letter == "T") or (
+                        fact.requires_grad is not None and fact.requires_grad != (letter == "T"))):
+                    fits = False
+                    break
+            if fits:
+                out.append(only)
+        return out
 
     @property
     def may_write(self) -> bool:
@@ -526,7 +575,8 @@ class OpTable:
     def _entry(self, section: str, name: str, cache: dict[str, OpEntry | None]) -> OpEntry | None:
         if name not in cache:
             ref = self._data[section].get(name)
-            cache[name] = OpEntry(name, self._data["ops"][ref["op"]], ref) if ref else None
+            overlay = (self.cuda_overlay.get("ops") or {}).get(ref["op"]) if ref else None
+            cache[name] = OpEntry(name, self._data["ops"][ref["op"]], ref, overlay) if ref else None
         return cache[name]
 
     def function(self, qualname: str) -> OpEntry | None:

@@ -5,9 +5,11 @@ measured on a GPU machine (`table_diff.py`: the table generated on CPU and on CU
 
 For each `nn.Module` whose saves differ, each measured construction (its parameters, inputs, outputs, training)
 and each requires-grad configuration keep what CUDA saves that CPU does not (`cuda`) and what CPU saves that CUDA
-does not (`cpu`). The analysis adds those saves to the CPU table's, marked with their device, so `check --device`
-can report a hazard that exists on one device only. Nothing here is typed by hand: rerun this script on the diff of
-a new GPU run.
+does not (`cpu`); for each op (function or method), each sample pattern measured on both devices likewise, with the
+dtype it was measured in (`dtype`: CUDA picks other kernels by dtype, so the analysis trusts an op's difference
+fully only when it was measured in float32, the dtype of code that does not choose one). The analysis adds those
+saves to the CPU table's, marked with their device, so `check --device` can report a hazard that exists on one
+device only. Nothing here is typed by hand: rerun this script on the diff of a new GPU run.
 """
 
 from __future__ import annotations
@@ -22,39 +24,71 @@ DEFAULT = ROOT / "bench" / "cuda" / "results" / "h200_run4" / "results4.tar.gz"
 OUT = ROOT / "fixinplace" / "data" / "saved_tensors.cuda.json"
 
 
-def read_diff(source: Path) -> tuple[dict, str]:
-    """The table diff (JSON) in `source` (a results archive or the JSON itself), and the environment it names."""
+def read_diff(source: Path) -> tuple[dict, str, dict]:
+    """The table diff (JSON) in `source` (a results archive, or the JSON itself with `dtypes_cuda.json` and
+    `env.txt` beside it), the environment it names, and the dtype each OpInfo was measured in on CUDA."""
     if source.suffix == ".json":
-        return json.loads(source.read_text(encoding="utf-8")), ""
+        beside = {name: source.with_name(name) for name in ("env.txt", "dtypes_cuda.json")}
+        env = beside["env.txt"].read_text(encoding="utf-8") if beside["env.txt"].is_file() else ""
+        dtypes = json.loads(beside["dtypes_cuda.json"].read_text()) if beside["dtypes_cuda.json"].is_file() else {}
+        return json.loads(source.read_text(encoding="utf-8")), env, dtypes
     with tarfile.open(source) as archive:
         names = archive.getnames()
-        diff = json.load(archive.extractfile(next(n for n in names if n.endswith("/table_diff.json"))))
-        env_name = next((n for n in names if n.endswith("/env.txt")), None)
-        env = archive.extractfile(env_name).read().decode("utf-8", "replace") if env_name else ""
-    return diff, env
+
+        def member(suffix: str) -> bytes | None:
+            name = next((n for n in names if n.endswith(suffix)), None)
+            return archive.extractfile(name).read() if name else None
+
+        diff = json.loads(member("/table_diff.json"))
+        env = (member("/env.txt") or b"").decode("utf-8", "replace")
+        dtypes = json.loads(member("/dtypes_cuda.json") or b"{}")
+    return diff, env, dtypes
 
 
-def overlay(diff: dict, source: str, gpu: str) -> dict:
-    """The overlay of one diff (CPU as table a, CUDA as table b)."""
+def _only(saved: dict) -> dict:
+    """Per requires-grad configuration that differs: what CUDA alone saves and what the CPU alone saves."""
+    return {cfg: {"cuda": sorted(s["only_b"]), "cpu": sorted(s["only_a"])}
+            for cfg, s in sorted(saved.items()) if s["only_a"] or s["only_b"]}
+
+
+def _ops(diff: dict, dtypes: dict) -> dict:
+    """The ops whose samples, measured on both devices, save otherwise on CUDA (samples that ran on one device
+    only say what that device can run, not what it saves, and are left out)."""
+    ops = {}
+    for name, entry in sorted(diff["ops"].items()):
+        variants = []
+        for variant in entry.get("variants", ()):
+            only = _only(variant.get("saved", {}))
+            if only:
+                opinfo = name.removeprefix("torch.").removeprefix("Tensor.")
+                variants.append({**variant["pattern"], "dtype": dtypes.get(opinfo), "only": only})
+        if variants:
+            ops[name] = {"variants": variants}
+    return ops
+
+
+def overlay(diff: dict, source: str, gpu: str, dtypes: dict | None = None) -> dict:
+    """The overlay of one diff (CPU as table a, CUDA as table b); `dtypes`: the dtype each OpInfo was measured in
+    on CUDA (`table_device.py --dtypes-only`)."""
     assert diff["devices"] == ["cpu", "cuda"], diff["devices"]
     modules = {}
     for name, entry in sorted(diff["modules"].items()):
         samples = []
         for sample in entry["samples"]:
-            only = {cfg: {"cuda": sorted(saved["only_b"]), "cpu": sorted(saved["only_a"])}
-                    for cfg, saved in sorted(sample["saved"].items()) if saved["only_a"] or saved["only_b"]}
+            only = _only(sample["saved"])
             if only:
                 samples.append({**sample["pattern"], "only": only})
         if samples:
             modules[name] = {"samples": samples}
     return {
-        "format": 1,
+        "format": 2,
         "device": "cuda",
         "base_device": "cpu",
         "torch_version": diff["torch"][1],
         "measured_on": gpu,
         "generator": f"bench/cuda/make_overlay.py {source}",
         "modules": modules,
+        "ops": _ops(diff, dtypes or {}),
     }
 
 
@@ -64,13 +98,15 @@ def main() -> None:
     parser.add_argument("--output", default=str(OUT), help=f"where to write it (default: {OUT.relative_to(ROOT)})")
     args = parser.parse_args()
     source = Path(args.source)
-    diff, env = read_diff(source)
+    diff, env, dtypes = read_diff(source)
     # nvidia-smi's query line: "NVIDIA H200, 580.159.04, 143771 MiB, 9.0"
     gpu = next((line.split(",")[0].strip() for line in env.splitlines()
                 if line.startswith("NVIDIA") and line.count(",") >= 2), "a CUDA GPU")
-    data = overlay(diff, str(source.resolve().relative_to(ROOT)) if source.resolve().is_relative_to(ROOT) else str(source), gpu)
+    shown = source.resolve().relative_to(ROOT) if source.resolve().is_relative_to(ROOT) else source
+    data = overlay(diff, str(shown), gpu, dtypes)
     Path(args.output).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{args.output}: {len(data['modules'])} modules ({', '.join(data['modules'])}), "
+          f"{len(data['ops'])} ops ({', '.join(data['ops'])}), "
           f"torch {data['torch_version']}, {gpu}")
 
 

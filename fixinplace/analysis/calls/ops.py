@@ -300,7 +300,7 @@ class TensorOpsMixin:
                 operand, clonable = self._save_site(saved.item, node, arg_nodes, len(outputs), view,
                                                     inplace_target is not None)
                 new_saves += self.record_save(frame, target, op, role, node, certain, operand=operand,
-                                              clonable=clonable)
+                                              clonable=clonable, device=saved.device)
         else:
             for target in [t for t in tensors if t.is_tensor is True] + outputs:
                 role = "output" if target in outputs else f"input `{target.label}`"
