@@ -720,6 +720,45 @@ def test_cuda_without_cuda_is_a_clear_skip():
         assert rc == 0 and "skipped" in stderr
 
 
+@pytest.mark.parametrize("functional", [True, False], ids=["F.dropout", "torch.dropout"])
+def test_composite_dropout_draws_the_in_place_mask(functional):
+    """verify on CUDA draws an out-of-place dropout's mask as the in-place form does (CUDA's fused kernel draws
+    another from the same seed): forced onto this machine's devices, the values and gradients equal the in-place
+    form's bit for bit, and the other calls are left to torch."""
+    import torch
+    import torch.nn.functional as F
+
+    from fixinplace.verify.reference import composite_dropout
+
+    devices = ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",)
+    for device in devices:
+        plain = F.dropout if functional else torch.dropout
+        drop = composite_dropout(plain, functional=functional, devices=devices)
+        base = torch.randn(64, 64, device=device)
+        x = base.clone().requires_grad_()
+        torch.manual_seed(3)
+        out = drop(x * 2, 0.3, True)
+        out.pow(2).sum().backward()
+        y = base.clone().requires_grad_()
+        torch.manual_seed(3)
+        ref = F.dropout(y * 2, 0.3, True, inplace=True)
+        ref.pow(2).sum().backward()
+        assert torch.equal(out, ref) and torch.equal(x.grad, y.grad), device
+        assert 0.6 < (out != 0).float().mean().item() < 0.8
+        torch.manual_seed(3)
+        assert torch.equal(drop(base, 0.3, False), base)  # evaluation: torch's own call
+        assert torch.equal(drop(base, 0.0, True), base)
+
+
+@pytest.mark.skipif("not __import__('torch').cuda.is_available()", reason="needs CUDA")
+def test_dropout_fixes_verify_on_cuda():  # pragma: no cover - a GPU machine
+    """In-place dropout made out of place: proved on CUDA too (different masks made them fail before)."""
+    rc, rows, _ = verify_json("fixtures/fix/43_remove_inplace_sequential_chain/before.py",
+                              "fixtures/fix/44_remove_inplace_functional_dropout/before.py",
+                              "fixtures/check/058_dropout_inplace_after_relu.py", "--device", "cuda")
+    assert rows and all(r["status"] == "verified" for r in rows), rows
+
+
 def test_fix_verify_applies_only_verified_files(tmp_path):
     for name in ("01_clone_before_write_int_index", "60_wrap_no_grad_manual_sgd"):
         shutil.copy(FIX_DIR / name / "before.py", tmp_path / f"{name}.py")

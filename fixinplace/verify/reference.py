@@ -93,15 +93,55 @@ def _short(error: str) -> str:
     return head if len(head) <= 160 else head[:157] + "..."
 
 
+def composite_dropout(plain, functional: bool = True, devices: tuple[str, ...] = ("cuda",)):
+    """`plain` (`F.dropout`, or `torch.dropout` with `functional` False: no `inplace` parameter) drawing its mask on
+    `devices` as the in-place form does.
+
+    On CUDA, `F.dropout(x, p)` runs the fused `native_dropout` kernel while `F.dropout(x, p, inplace=True)` runs
+    `bernoulli_` then `mul_`: from the same seed they draw different masks (measured on an H100, torch 2.11: kept
+    fractions 0.6975 and 0.6995 of 64x64), so a fix that makes a dropout out of place would never match its
+    reference. This draws the out-of-place mask as ATen's own non-fused path does (`empty_like(x).bernoulli_(1 -
+    p)`, divided by `1 - p`, then `x * noise`): bit for bit the in-place form's values and gradients. On the CPU
+    both forms take that path already."""
+
+    def dropout(input, p=0.5, training=True, inplace=False):
+        if (inplace or not training or not isinstance(input, torch.Tensor) or input.device.type not in devices
+                or not 0 < p < 1 or input.numel() == 0):
+            return plain(input, p, training, inplace) if functional else plain(input, p, training)
+        noise = torch.empty_like(input).bernoulli_(1 - p)
+        noise.div_(1 - p)
+        return input * noise
+
+    dropout.__wrapped__ = plain
+    return dropout
+
+
+@contextlib.contextmanager
+def same_dropout_masks():
+    """`F.dropout` and `torch.dropout` out of place draw their CUDA masks as their in-place forms do
+    (`composite_dropout`) while this is entered."""
+    import torch.nn.functional as F
+
+    saved = F.dropout, torch.dropout
+    F.dropout = composite_dropout(saved[0])
+    torch.dropout = composite_dropout(saved[1], functional=False)
+    try:
+        yield
+    finally:
+        F.dropout, torch.dropout = saved
+
+
 @contextlib.contextmanager
 def on_device(device: str):
-    """On "cuda": CUDA as the default device, deterministic algorithms (warn only); on "cpu": nothing."""
+    """On "cuda": CUDA as the default device, deterministic algorithms (warn only), dropout masks drawn alike
+    in place and out of place (`same_dropout_masks`); on "cpu": nothing."""
     if device == "cuda":
         previous = torch.get_default_device() if hasattr(torch, "get_default_device") else None
         torch.set_default_device("cuda")
         try:
             torch.use_deterministic_algorithms(True, warn_only=True)
-            yield
+            with same_dropout_masks():
+                yield
         finally:
             torch.use_deterministic_algorithms(False)
             torch.set_default_device(previous or "cpu")
