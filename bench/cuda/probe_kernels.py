@@ -82,6 +82,15 @@ def fcase(fn, *shapes_or_values, ctx=None, **kwargs):
     return build
 
 
+def without_grad(builder, *positions):
+    """`builder` with the arguments at `positions` never requiring grad."""
+
+    def build(device, dtype):
+        return dict(builder(device, dtype), nograd=set(positions))
+
+    return build
+
+
 def mcase(make_module, *input_shapes, train=True, ctx=None):
     def build(device, dtype):
         torch.manual_seed(0)
@@ -151,6 +160,8 @@ CASES = {
     "F.group_norm": fcase(F.group_norm, (4, 6, 5), 3, (6,), (6,)),
     "F.instance_norm": fcase(lambda x, w, b: F.instance_norm(x, weight=w, bias=b), (4, 3, 5, 5), (3,), (3,)),
     "F.rms_norm": fcase(F.rms_norm, (4, 6, 8), [8], (8,)),
+    # the overlay's rms_norm difference (CUDA saves the input when only the weight requires grad), per dtype
+    "F.rms_norm input without grad": without_grad(fcase(F.rms_norm, (4, 6, 8), [8], (8,)), 0),
     "F.normalize": fcase(F.normalize, (4, 8)),
     # convolution (cuDNN)
     "F.conv1d": fcase(F.conv1d, (2, 3, 9), (4, 3, 3), (4,)),
