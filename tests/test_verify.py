@@ -822,3 +822,42 @@ def test_parent_process_never_imports_torch(tmp_path):
                           timeout=120)
     assert "TORCH False 0" in proc.stdout, proc.stdout + proc.stderr
     assert (tmp_path / "m.py").read_text() == (FIX_DIR / "01_clone_before_write_int_index" / "before.py").read_text()
+
+
+def test_a_shared_runner_starts_each_job_afresh(tmp_path, monkeypatch):
+    """The CUDA runner serves every job of a child: between jobs it forgets the previous job's own modules (a
+    sibling `helpers.py` of another folder must be imported afresh), restores sys.path, the working directory
+    and the torch switches user code flips."""
+    import os
+
+    import torch
+
+    from fixinplace.verify import steps
+
+    monkeypatch.setattr(steps, "_start", {})
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder, value in ((first, 1), (second, 2)):
+        folder.mkdir()
+        (folder / "helpers_for_shared_runner.py").write_text(f"VALUE = {value}\n")
+    before = list(sys.path)
+    cwd = os.getcwd()
+    try:
+        steps.enter_job([str(first), *before], [str(first)])
+        import helpers_for_shared_runner as h1
+
+        assert h1.VALUE == 1
+        torch.set_default_dtype(torch.float64)
+        torch.set_grad_enabled(False)
+        os.chdir(tmp_path)
+        steps.enter_job([str(second), *before], [str(second)])
+        assert "helpers_for_shared_runner" not in sys.modules
+        import helpers_for_shared_runner as h2
+
+        assert h2.VALUE == 2 and sys.path[0] == str(second)
+        assert torch.get_default_dtype() == torch.float32 and torch.is_grad_enabled() and os.getcwd() == cwd
+    finally:
+        sys.modules.pop("helpers_for_shared_runner", None)
+        sys.path[:] = before
+        os.chdir(cwd)
+        torch.set_default_dtype(torch.float32)
+        torch.set_grad_enabled(True)

@@ -8,8 +8,9 @@ caller's working directory}` (paths absolute: this process runs in a temporary f
 ended its runner), and last `{"done": true}`, after which it waits for stdin to close.
 
 Processes: a keeper (`keeper`), under it the judge (this module's `main`), which imports torch, never loads user
-code, and forks one runner per job (`remote`) for the steps that run user code; the judge compares what they send
-back (`job`). Whatever the user code prints goes to stderr; it never holds the end of stdout.
+code, and forks one runner per job (`remote`) for the steps that run user code, and one runner for the CUDA steps of
+all jobs (a CUDA context per process is costly; it is reset between jobs and replaced when user code ends it); the
+judge compares what they send back (`job`). Whatever the user code prints goes to stderr; it never holds the end of stdout.
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ def _failed(reason: str) -> dict:
             "reference": "original"}
 
 
-def _run_job(job: dict, memory: int | None, runner, cuda) -> dict:
-    """The message for one job, judged here from the steps its runner runs."""
+def _run_job(job: dict, memory: int | None, runner_for, cuda) -> dict:
+    """The message for one job, judged here from the steps its runners run (`runner_for(device)`)."""
     from fixinplace.verify import wire
     from fixinplace.verify.job import verify_job
     from fixinplace.verify.remote import RunnerDied
@@ -92,14 +93,17 @@ def _run_job(job: dict, memory: int | None, runner, cuda) -> dict:
     except BaseException as e:
         devices, results = [], [_failed(f"verification error: {type(e).__name__}: {e}")]
     for device in devices:
+        runner = None
         try:
+            runner = runner_for(device)
             result = verify_job(job, device, cuda() if device == "cuda" else False, runner.call)
         except BaseException as e:  # a bug here must still give a result
             result = _failed(f"verification error: {type(e).__name__}: {e}")
-        if isinstance(runner.failure, RunnerDied):  # whatever was concluded, the user code ended the run
-            return {"job": job["id"], "exited": runner.failure.code}
-        if isinstance(runner.failure, wire.Tampered):
-            result = _failed(f"the user code wrote to verify's results channel ({runner.failure}): not judged")
+        failure = getattr(runner, "failure", None)
+        if isinstance(failure, RunnerDied):  # whatever was concluded, the user code ended the run
+            return {"job": job["id"], "exited": failure.code}
+        if isinstance(failure, wire.Tampered):
+            result = _failed(f"the user code wrote to verify's results channel ({failure}): not judged")
         result["reason"] = with_memory_cap(result["reason"], memory)
         result["device"] = device
         results.append(result)
@@ -134,6 +138,10 @@ def main() -> int:
     emit({"ready": True})
     setup = _address_space_cap(memory, bool(request.get("memory_cgroup")))
     known: list = []
+    # The CUDA steps of every job run in one runner, made afresh only when user code ended it: each new process
+    # pays for its own CUDA context (about 5 s a job on an H200, where the CPU steps take a fraction of a second).
+    # Between jobs it forgets the previous job's modules and resets torch's global switches (`steps.enter_job`).
+    shared: list = []
 
     for job in request["jobs"]:
         folder = os.path.dirname(os.path.abspath(job["path"]))
@@ -141,6 +149,7 @@ def main() -> int:
         added = [f for f in (folder, job.get("root") or "") if f and f not in sys.path]
         saved_path = list(sys.path)
         sys.path[:0] = added
+        entered: list = []
         with remote.Runner(keep_closed=(proto.fileno(),), setup=setup) as runner:
 
             def cuda() -> bool:
@@ -149,9 +158,23 @@ def main() -> int:
                     known.append(bool(runner.call("cuda_available")))
                 return known[0]
 
-            message = _run_job(job, memory, runner, cuda)
+            def runner_for(device: str):
+                if device != "cuda":
+                    return runner
+                if shared and shared[0].failure is not None:
+                    shared.pop().close()
+                if not shared:
+                    shared.append(remote.Runner(keep_closed=(proto.fileno(),), setup=setup))
+                if not entered:
+                    entered.append(True)
+                    shared[0].call("enter_job", list(sys.path), added)
+                return shared[0]
+
+            message = _run_job(job, memory, runner_for, cuda)
         sys.path[:] = saved_path
         emit(message)
+    for runner in shared:
+        runner.close()
     emit({"done": True})
     sys.stdin.buffer.read()  # until the parent closes it, having checked that the keeper is alive
     return 0

@@ -14,7 +14,11 @@ from fixinplace.verify.inputs import find_shapes, one_line, seed_all, synth_call
 from fixinplace.verify.reference import (LEAF_ERROR, directional_differences, finite_differences, load_original,
                                          on_device, run_side, saved_tensor_copies)
 
-__all__ = ["cuda_available", "directional_differences", "finite_differences", "prepare_shapes", "run_side"]
+__all__ = ["cuda_available", "directional_differences", "enter_job", "finite_differences", "prepare_shapes",
+           "run_side"]
+
+# What a runner shared by several jobs (`child`: the CUDA runner) held when it started, to return to between jobs.
+_start: dict = {}
 
 
 def cuda_available() -> bool:
@@ -49,3 +53,27 @@ def prepare_shapes(job: dict, device: str) -> tuple[list | None, str, str]:
 
     with on_device(device):
         return find_shapes(module, job["synth"], run)
+
+
+def enter_job(path: list[str], folders: list[str]) -> None:
+    """Start a job in a runner that ran others before (the CUDA runner, shared because each new process pays for a
+    CUDA context): `sys.path` as the judge has it for this job; the modules loaded from the previous job's
+    `folders` (and verify's own module objects) forgotten, so that a sibling `helpers.py` of this job is imported
+    afresh; torch's global switches that user code may flip (default dtype, grad mode, anomaly mode) and the
+    working directory as when the runner started."""
+    import os
+    import sys
+
+    if not _start:
+        _start.update(cwd=os.getcwd(), dtype=torch.get_default_dtype(), folders=[])
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None) or ""
+        if name.startswith("_fixinplace_verify_") or (
+                where and any(os.path.abspath(where).startswith(f.rstrip(os.sep) + os.sep) for f in _start["folders"])):
+            del sys.modules[name]
+    _start["folders"] = [os.path.abspath(f) for f in folders if f]
+    sys.path[:] = path
+    os.chdir(_start["cwd"])
+    torch.set_default_dtype(_start["dtype"])
+    torch.set_grad_enabled(True)
+    torch.autograd.set_detect_anomaly(False)
