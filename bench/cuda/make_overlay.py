@@ -1,7 +1,7 @@
 """Write the CUDA overlay of the saved-tensor table (`fixinplace/data/saved_tensors.cuda.json`) from a table diff
 measured on a GPU machine (`table_diff.py`: the table generated on CPU and on CUDA with the same torch).
 
-    python bench/cuda/make_overlay.py [bench/cuda/results/h200_run4/results4.tar.gz]
+    python bench/cuda/make_overlay.py [bench/cuda/results/h200_run7/results7.tar.gz]
 
 For each `nn.Module` whose saves differ, each measured construction (its parameters, inputs, outputs, training)
 and each requires-grad configuration keep what CUDA saves that CPU does not (`cuda`) and what CPU saves that CUDA
@@ -20,7 +20,7 @@ import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT = ROOT / "bench" / "cuda" / "results" / "h200_run4" / "results4.tar.gz"
+DEFAULT = ROOT / "bench" / "cuda" / "results" / "h200_run7" / "results7.tar.gz"
 OUT = ROOT / "fixinplace" / "data" / "saved_tensors.cuda.json"
 
 
@@ -43,6 +43,22 @@ def read_diff(source: Path) -> tuple[dict, str, dict]:
         env = (member("/env.txt") or b"").decode("utf-8", "replace")
         dtypes = json.loads(member("/dtypes_cuda.json") or b"{}")
     return diff, env, dtypes
+
+
+def _saved_of(sample: dict) -> dict:
+    """`sample["saved"]` ({config: {"only_a", "only_b"}}); for a pattern whose measured results differ in number
+    between the devices (the CPU's float32 and float64 LSTM keep different tensors, CUDA's the same), the items
+    each device saves in some result against the other's."""
+    if "saved" in sample:
+        return sample["saved"]
+    union: dict[str, dict[str, set]] = {"a": {}, "b": {}}
+    for side in ("a", "b"):
+        for result in sample.get(side, ()):
+            for cfg, items in result.get("saved", {}).items():
+                union[side].setdefault(cfg, set()).update(items)
+    return {cfg: {"only_a": union["a"].get(cfg, set()) - union["b"].get(cfg, set()),
+                  "only_b": union["b"].get(cfg, set()) - union["a"].get(cfg, set())}
+            for cfg in set(union["a"]) | set(union["b"])}
 
 
 def _only(saved: dict) -> dict:
@@ -75,7 +91,7 @@ def overlay(diff: dict, source: str, gpu: str, dtypes: dict | None = None) -> di
     for name, entry in sorted(diff["modules"].items()):
         samples = []
         for sample in entry["samples"]:
-            only = _only(sample["saved"])
+            only = _only(_saved_of(sample))
             if only:
                 samples.append({**sample["pattern"], "only": only})
         if samples:

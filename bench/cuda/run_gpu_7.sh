@@ -12,6 +12,7 @@
 # .whl), timeout_s >= DEADLINE + 60:   bash bench/cuda/run_gpu_7.sh
 # Brings back (at most 8 files): run7.log, results7.tar.gz (everything), summary7.md, table_diff.md,
 # verify_summary.md, probe_summary.md, pytest.txt, saved_tensors.cuda.json (the overlay measured now).
+# TABLES=0 leaves out the tables and the probe (run 8: verify, trace and the tests again after a change to verify).
 # Local dry run (CPU only; CUDA pieces fail or skip cleanly, no CUDA op half, slices):
 #   DRY=1 SKIP_PIP=1 OUT=/tmp/gpu7_dry bash bench/cuda/run_gpu_7.sh
 set -u
@@ -29,7 +30,10 @@ export OMP_NUM_THREADS=2 MKL_NUM_THREADS=2   # many processes side by side on 16
 : > "$R/pieces.txt"
 
 # --- 2. tables and the probe, in the background (the CUDA op half is the longest piece) ------------------------
-if [ -z "$DRY" ]; then
+TABLES=${TABLES:-1}
+if [ "$TABLES" = 0 ]; then
+  skip table_cuda_ops "TABLES=0"
+elif [ -z "$DRY" ]; then
   bgrun table_cuda_ops 330 python3 bench/cuda/table_device.py --device cuda --part ops --output "$R/table_cuda_ops.json" -v
 else
   skip table_cuda_ops DRY
@@ -44,12 +48,14 @@ bash bench/cuda/env_info.sh > "$R/env.txt" 2>&1
 cat "$R/env.txt"
 TORCH=$(awk '$1 == "torch" && $3 == "cuda" {print $2; exit}' "$R/env.txt")
 stamp "torch $TORCH"
+if [ "$TABLES" != 0 ]; then
 bgrun table_cpu 200 python3 -m fixinplace.tables --output "$R/table_cpu.json" -v
 bgrun table_cuda_rest 200 python3 bench/cuda/table_device.py --device cuda --part rest --output "$R/table_cuda_rest.json" -v
 bgrun dtypes_cpu 120 python3 bench/cuda/table_device.py --device cpu --dtypes-only --dtypes-output "$R/dtypes_cpu.json"
 bgrun dtypes_cuda 120 python3 bench/cuda/table_device.py --device cuda --dtypes-only --dtypes-output "$R/dtypes_cuda.json"
 if [ -z "$DRY" ]; then PK=(); else PK=(--only "F.rms_norm input without grad"); fi
 bgrun probe_kernels 200 python3 bench/cuda/probe_kernels.py ${PK[@]+"${PK[@]}"} --output "$R/probe_kernels.json" --markdown "$R/probe_kernels.md"
+fi
 
 # --- 3. verify ----------------------------------------------------------------------------------------------------
 if [ -z "$DRY" ]; then
@@ -58,6 +64,11 @@ else
   FIX=(fixtures/fix/4[34]*/before.py); CHECK=(fixtures/check/058*.py)
 fi
 V=(python3 -m fixinplace verify --format json)
+ONE=fixtures/fix/01_clone_before_write_int_index/before.py
+for d in cpu cuda; do  # what one job costs on each device (the CUDA context included)
+  t=$(date +%s.%N); timeout 120 "${V[@]}" "$ONE" --device $d -o "$R/verify_one_$d.json" > /dev/null 2>&1
+  echo "verify of one file on $d: rc=$? $(python3 -c "import sys,time; print(f'{time.time()-float(sys.argv[1]):.1f}')" "$t") s" | tee -a "$R/verify_timing.txt"
+done
 bgrun verify_fix_all 200 "${V[@]}" -o "$R/verify_fix_all.json" "${FIX[@]}" --device all
 bgrun verify_check_all 200 "${V[@]}" -o "$R/verify_check_all.json" "${CHECK[@]}" --device all
 fin verify_fix_all; fin verify_check_all
@@ -79,9 +90,10 @@ grep -E 'same as on CPU|rc=[^01]' "$R/trace_programs.txt"
 
 # --- 4. the suite's CUDA tests and the overlay's tests ------------------------------------------------------------
 bgrun pytest 150 python3 -m pytest -v -rA -p no:cacheprovider -n 4 --dist load tests/test_device_overlay.py \
-    tests/test_verify.py -k "cuda or dropout or overlay or device"
+    tests/test_verify.py -k "cuda or dropout or overlay or device or shared"
 
 # --- 2 (cont.). tables: merge, diff, overlay ------------------------------------------------------------------------
+if [ "$TABLES" != 0 ]; then
 for n in table_cpu table_cuda_rest dtypes_cpu dtypes_cuda; do fin $n; done
 fin table_cuda_ops
 if [ ! -s "$R/table_cuda_ops.json" ]; then  # not measured this time: run 4's op half (same torch 2.11, the op code unchanged since)
@@ -117,6 +129,7 @@ else
   echo "no probe output" > "$R/probe_summary.md"
 fi
 grep -A12 'rms_norm input without grad' "$R/probe_kernels.md" | head -40
+fi
 
 # --- 4 (cont.). pytest, then the trace overhead on a quiet machine -------------------------------------------------
 fin pytest
@@ -137,7 +150,7 @@ S=$R/summary7.md
   echo; echo "### table_diff.md, first 60 lines"; head -n 60 "$R/table_diff.md"
   echo; echo "## Verify"; echo '```'
   grep -E '^## |^- results|^- by device|^- (cpu|cuda): max|pairs whose status|^- NOT VERIFIED' "$R/verify_summary.md" | cut -c1-300
-  cat "$R/fix_verify_apply_count.txt" 2>/dev/null
+  cat "$R/fix_verify_apply_count.txt" "$R/verify_timing.txt" 2>/dev/null
   echo '```'
   echo; echo "## Trace programs (CPU vs CUDA)"; echo '```'; grep -E 'same as on CPU|rc=[^01]' "$R/trace_programs.txt"; echo '```'
   echo; echo "## Trace overhead"; echo '```'; cat "$R/trace_overhead_cuda.txt" 2>/dev/null; echo '```'
