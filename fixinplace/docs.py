@@ -4,11 +4,14 @@
 - `docs/fixes.md` (one section per rewrite, with its before/after examples) from the codemods in `codemods/`;
 - `docs/saved-tensors.md` (what common ops and modules save for backward) from the shipped saved-tensor table;
 - the rule table of README.md (between `<!-- rules:start` and `<!-- rules:end -->`);
-- the example outputs of README.md and the command pages, between `<!-- output:NAME -->` and `<!-- output:end -->`:
-  the example program `docs/examples/train.py` and what each command prints on it, obtained by running the command.
+- with `--outputs` only, the example outputs of README.md and the command pages, between `<!-- output:NAME -->` and
+  `<!-- output:end -->`: the example program `docs/examples/train.py` and what each command prints on it, obtained by
+  running the command (`verify` and `trace` need torch). Without it they are left as they are, so the pages render
+  without torch and without running user code.
 
-    python -m fixinplace.docs            # rewrite the generated pages, outputs and README.md's rule table
-    python -m fixinplace.docs --check    # exit 1 when any of them is not what would be rendered
+    python -m fixinplace.docs                      # rewrite the generated pages and README.md's rule table
+    python -m fixinplace.docs --outputs            # ... and run the commands to refresh the example outputs
+    python -m fixinplace.docs --check [--outputs]  # exit 1 when any of them is not what would be rendered
     python -m fixinplace.docs --docs-dir DIR --readme PATH
 """
 
@@ -311,7 +314,9 @@ def _report_of_trace(stderr: str, brief: bool) -> str:
     report = stderr.split("Traceback (most recent call last):", 1)[0].rstrip("\n")
     if brief:
         lines = report.splitlines()
-        start = next(i for i, line in enumerate(lines) if line and not line.startswith("fixinplace trace:"))
+        start = next((i for i, line in enumerate(lines) if line and not line.startswith("fixinplace trace:")), None)
+        if start is None:
+            raise RuntimeError(f"`fixinplace trace` printed no finding:\n{stderr}")
         end = next((i for i, line in enumerate(lines) if line.startswith("  fix:")), len(lines))
         report = "\n".join(lines[start:end])
     return report
@@ -352,24 +357,25 @@ def render_outputs(text: str) -> str:
     return _OUTPUT_BLOCK.sub(lambda m: m.group(1) + example_output(m.group(2)) + m.group(3), text)
 
 
-def render_readme(readme: str) -> str:
-    """README.md with the rule table between its markers and its example outputs re-rendered."""
+def render_readme(readme: str, outputs: bool = True) -> str:
+    """README.md with the rule table between its markers re-rendered, and its example outputs with `outputs`."""
     start = readme.find(README_START)
     end = readme.find(README_END)
-    if start < 0 or end < start:
-        return render_outputs(readme)
-    line_end = readme.index("\n", start) + 1
-    return render_outputs(readme[:line_end] + rule_table("docs/rules.md") + readme[end:])
+    if start >= 0 and end > start:
+        line_end = readme.index("\n", start) + 1
+        readme = readme[:line_end] + rule_table("docs/rules.md") + readme[end:]
+    return render_outputs(readme) if outputs else readme
 
 
-def _targets(docs_dir: Path, readme: Path) -> list[tuple[Path, str]]:
+def _targets(docs_dir: Path, readme: Path, outputs: bool) -> list[tuple[Path, str]]:
     targets = [(docs_dir / relative, text) for relative, text in render_pages().items()]
-    for name in OUTPUT_PAGES:
-        page = docs_dir / name
-        if page.is_file():
-            targets.append((page, render_outputs(page.read_text(encoding="utf-8"))))
+    if outputs:
+        for name in OUTPUT_PAGES:
+            page = docs_dir / name
+            if page.is_file():
+                targets.append((page, render_outputs(page.read_text(encoding="utf-8"))))
     if readme.is_file():
-        targets.append((readme, render_readme(readme.read_text(encoding="utf-8"))))
+        targets.append((readme, render_readme(readme.read_text(encoding="utf-8"), outputs)))
     return targets
 
 
@@ -380,22 +386,25 @@ def _orphans(docs_dir: Path, targets: list[tuple[Path, str]]) -> list[Path]:
     return sorted(path for path in folder.glob("*.md") if path not in wanted) if folder.is_dir() else []
 
 
-def stale_paths(docs_dir: Path = DEFAULT_DOCS, readme: Path = DEFAULT_README) -> list[Path]:
-    """The generated files that differ from what would be rendered, are missing, or are left over."""
+def stale_paths(docs_dir: Path = DEFAULT_DOCS, readme: Path = DEFAULT_README, outputs: bool = True) -> list[Path]:
+    """The generated files that differ from what would be rendered, are missing, or are left over (the example
+    outputs too with `outputs`)."""
     stale = []
-    for path, text in _targets(docs_dir, readme):
+    targets = _targets(docs_dir, readme, outputs)
+    for path, text in targets:
         try:
             current = path.read_text(encoding="utf-8")
         except OSError:
             current = None
         if current != text:
             stale.append(path)
-    return stale + _orphans(docs_dir, _targets(docs_dir, readme))
+    return stale + _orphans(docs_dir, targets)
 
 
-def write(docs_dir: Path = DEFAULT_DOCS, readme: Path = DEFAULT_README) -> list[Path]:
-    """Write every generated file and remove left-over rule pages; return the paths written or removed."""
-    targets = _targets(docs_dir, readme)
+def write(docs_dir: Path = DEFAULT_DOCS, readme: Path = DEFAULT_README, outputs: bool = False) -> list[Path]:
+    """Write every generated file (the example outputs too with `outputs`) and remove left-over rule pages; return
+    the paths written or removed."""
+    targets = _targets(docs_dir, readme, outputs)
     touched = []
     for path in _orphans(docs_dir, targets):
         path.unlink()
@@ -412,16 +421,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if a generated file is stale instead of writing")
     parser.add_argument("--docs-dir", type=Path, default=DEFAULT_DOCS, help="the docs folder (default: docs/)")
     parser.add_argument("--readme", type=Path, default=DEFAULT_README, help="README whose rule table to render")
+    parser.add_argument("--outputs", action="store_true",
+                        help="also run check, fix, verify and trace on docs/examples/train.py to render the example "
+                             "outputs (verify and trace need torch)")
     args = parser.parse_args(argv)
-    if args.check:
-        stale = stale_paths(args.docs_dir, args.readme)
-        if stale:
-            names = ", ".join(str(path) for path in stale)
-            print(f"stale: {names}: run `python -m fixinplace.docs` and commit", file=sys.stderr)
-            return 1
-        print("docs are up to date")
-        return 0
-    for path in write(args.docs_dir, args.readme):
+    try:
+        if args.check:
+            stale = stale_paths(args.docs_dir, args.readme, args.outputs)
+            if stale:
+                names = ", ".join(str(path) for path in stale)
+                again = "python -m fixinplace.docs" + (" --outputs" if args.outputs else "")
+                print(f"stale: {names}: run `{again}` and commit", file=sys.stderr)
+                return 1
+            print("docs are up to date" + ("" if args.outputs else " (example outputs not checked: --outputs)"))
+            return 0
+        touched = write(args.docs_dir, args.readme, args.outputs)
+    except (RuntimeError, OSError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        print(f"python -m fixinplace.docs: cannot render the example outputs: {first}", file=sys.stderr)
+        return 2
+    for path in touched:
         print(f"wrote {path}" if path.exists() else f"removed {path}")
     return 0
 

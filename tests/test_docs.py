@@ -120,6 +120,21 @@ def test_saved_tensors_page_shows_what_the_shipped_table_records():
     assert "| `torch.nn.functional.cross_entropy(input: tensor, target: tensor)` | `target` |" in page
 
 
+def test_pages_render_without_torch(tmp_path):
+    """The rule, fix and table pages and README's rule table come from the code alone: no torch, no command run;
+    the example outputs are left as they are unless `--outputs` asks for them."""
+    docs, readme = tmp_path / "docs", tmp_path / "README.md"
+    readme.write_text("# x\n\n<!-- rules:start -->\n<!-- rules:end -->\n\n<!-- output:check -->\n```\nkept\n```\n"
+                      "<!-- output:end -->\n")
+    hide_torch = "import sys, runpy; sys.modules['torch'] = None; sys.argv[0] = 'docs'; " \
+                 "runpy.run_module('fixinplace.docs', run_name='__main__')"
+    proc = subprocess.run([sys.executable, "-c", hide_torch, "--docs-dir", str(docs), "--readme", str(readme)],
+                          cwd=REPO, capture_output=True, text=True, env=child_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (docs / "rules.md").is_file() and (docs / "saved-tensors.md").is_file()
+    assert "[FIP101](docs/rules.md#fip101)" in readme.read_text() and "kept" in readme.read_text()
+
+
 def test_example_outputs_are_what_the_commands_print():
     check = example_output("check")
     assert "train.py:8:5: FIP101 [error]" in check and "Found 1 error" in check
@@ -131,6 +146,7 @@ def test_example_outputs_are_what_the_commands_print():
                    count=1, flags=re.S)
     assert stale != readme and "old output" not in render_outputs(stale)
     assert render_readme(stale) == readme
+    assert render_readme(stale, outputs=False) == stale
 
 
 # The site
