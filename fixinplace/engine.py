@@ -241,7 +241,20 @@ def select_diagnostics(diagnostics: Iterable[Diagnostic], settings: Settings) ->
     if settings.per_file_ignores and kept:
         off = {path: settings.ignored_in(path) for path in {d.path for d in kept}}
         kept = [d for d in kept if not any(d.code.startswith(c) or c == "ALL" for c in off[d.path])]
-    return kept
+    return _most_severe_per_write(kept)
+
+
+def _most_severe_per_write(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per write and code: a hazard reported per device (an error on CUDA, a warning on the CPU) is
+    shown once, as what is most severe on the devices kept."""
+    def key(d: Diagnostic) -> tuple:
+        return d.path, d.cell, d.line, d.column, d.end_line, d.end_column, d.code
+
+    best: dict[tuple, Diagnostic] = {}
+    for d in diagnostics:
+        if d.device is not None and (key(d) not in best or d.severity.rank > best[key(d)].severity.rank):
+            best[key(d)] = d
+    return [d for d in diagnostics if d.device is None or best[key(d)] is d]
 
 
 def sort_key(diag: Diagnostic) -> tuple:

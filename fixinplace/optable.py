@@ -523,12 +523,29 @@ class ModuleEntry:
         found = self._tally(runs)
         if not self._overlay:
             return sorted((Saved(i, certain) for i, certain in found.items()), key=lambda s: s.item)
-        only = [(s, cfg, s["only"][cfg]) for s in self._overlay for cfg in s["only"] if consistent(s, cfg)]
-        cpu_only = self._tally([(s, set(o["cpu"])) for s, _, o in only])
-        cuda_only = self._tally([(s, set(o["cuda"])) for s, _, o in only])
-        out = [Saved(i, certain, "cpu" if i in cpu_only else None) for i, certain in found.items()]
-        out += [Saved(i, certain, "cuda") for i, certain in cuda_only.items() if i not in found]
-        return sorted(out, key=lambda s: s.item)
+        # The same runs as CUDA keeps them: a construction the overlay names takes its CUDA saves.
+        on_cuda_of = {self._pattern(s): s["cuda"] for s in self._overlay if "cuda" in s}
+        cuda_runs = []
+        for s in self._samples:
+            cuda = on_cuda_of.get(self._pattern(s), {})
+            cuda_runs += [(s, set(cuda.get(cfg, items))) for cfg, items in s["saved"].items() if consistent(s, cfg)]
+        on_cuda = self._tally(cuda_runs)
+        out = []
+        for item in sorted(set(found) | set(on_cuda)):
+            cpu, cuda = found.get(item), on_cuda.get(item)
+            if cpu is None or cuda is None:
+                out.append(Saved(item, bool(cpu if cuda is None else cuda), "cpu" if cuda is None else "cuda"))
+            elif cpu == cuda:
+                out.append(Saved(item, cpu))
+            else:  # kept on both, certainly on one: uncertain everywhere, and certain on that device
+                out += [Saved(item, False), Saved(item, True, "cpu" if cpu else "cuda")]
+        return out
+
+    @staticmethod
+    def _pattern(sample: Mapping[str, Any]) -> tuple:
+        """What identifies a measured construction across tables (as `bench/cuda/table_diff.py` matches them)."""
+        return (bool(sample["training"]), tuple(sample["params"]), tuple(sample["buffers"]), sample["inputs"],
+                sample["outputs"])
 
     def _tally(self, runs: list[tuple[Mapping[str, Any], set[str]]]) -> dict[str, bool]:
         """Each item saved in some run, and whether it is saved in every run whose construction has it."""

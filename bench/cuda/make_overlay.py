@@ -4,8 +4,8 @@ measured on a GPU machine (`table_diff.py`: the table generated on CPU and on CU
     python bench/cuda/make_overlay.py [bench/cuda/results/h200_run7/results7.tar.gz]
 
 For each `nn.Module` whose saves differ, each measured construction (its parameters, inputs, outputs, training)
-and each requires-grad configuration keep what CUDA saves that CPU does not (`cuda`) and what CPU saves that CUDA
-does not (`cpu`); for each op (function or method), each sample pattern measured on both devices likewise, with the
+and each requires-grad configuration keep what CUDA saves that CPU does not (`only.cuda`), what CPU saves that CUDA
+does not (`only.cpu`), and what CUDA keeps in every result (`cuda`: the construction as the CUDA table has it); for each op (function or method), each sample pattern measured on both devices likewise, with the
 dtype it was measured in (`dtype`: CUDA picks other kernels by dtype, so the analysis trusts an op's difference
 fully only when it was measured in float32, the dtype of code that does not choose one). The analysis adds those
 saves to the CPU table's, marked with their device, so `check --device` can report a hazard that exists on one
@@ -61,6 +61,28 @@ def _saved_of(sample: dict) -> dict:
             for cfg in set(union["a"]) | set(union["b"])}
 
 
+def _cuda_saves(sample: dict) -> dict:
+    """{config: what CUDA keeps in every result of the pattern}: the pattern as the CUDA table has it."""
+    if "saved" in sample:
+        return {cfg: sorted(s["b"]) for cfg, s in sorted(sample["saved"].items())}
+    every: dict[str, set] = {}
+    for result in sample.get("b", ()):
+        for cfg, items in result.get("saved", {}).items():
+            every[cfg] = every[cfg] & set(items) if cfg in every else set(items)
+    return {cfg: sorted(items) for cfg, items in sorted(every.items())}
+
+
+def _cpu_saves(sample: dict) -> dict:
+    """{config: what the CPU keeps in every result of the pattern}."""
+    if "saved" in sample:
+        return {cfg: sorted(s["a"]) for cfg, s in sorted(sample["saved"].items())}
+    every: dict[str, set] = {}
+    for result in sample.get("a", ()):
+        for cfg, items in result.get("saved", {}).items():
+            every[cfg] = every[cfg] & set(items) if cfg in every else set(items)
+    return {cfg: sorted(items) for cfg, items in sorted(every.items())}
+
+
 def _only(saved: dict) -> dict:
     """Per requires-grad configuration that differs: what CUDA alone saves and what the CPU alone saves."""
     return {cfg: {"cuda": sorted(s["only_b"]), "cpu": sorted(s["only_a"])}
@@ -92,8 +114,11 @@ def overlay(diff: dict, source: str, gpu: str, dtypes: dict | None = None) -> di
         samples = []
         for sample in entry["samples"]:
             only = _only(_saved_of(sample))
-            if only:
-                samples.append({**sample["pattern"], "only": only})
+            cuda = _cuda_saves(sample)
+            # `cuda`: the pattern as CUDA has it, also where the CPU keeps an item in some of its results only (its
+            # float32 and float64 kernels differ) and CUDA in all: certain there, uncertain on the CPU.
+            if only or cuda != _cpu_saves(sample):
+                samples.append({**sample["pattern"], "only": only, "cuda": cuda})
         if samples:
             modules[name] = {"samples": samples}
     return {

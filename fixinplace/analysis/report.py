@@ -55,6 +55,9 @@ class _Pending:
     related: tuple
     saves: dict = field(default_factory=dict)  # (line, column, op, role) -> (Save, backward line)
     device: str | None = None  # the one device every hazard found at the write exists on; None: every device
+    # The most severe (severity, message, related) per device the hazards exist on (None: every device): a write
+    # that is an error on CUDA and a warning on the CPU is reported once for each.
+    by_device: dict = field(default_factory=dict)
 
 
 class Reporter:
@@ -162,6 +165,9 @@ class Reporter:
             pending.severity, pending.message, pending.related = severity, message, tuple(related)
         if pending.device != device:
             pending.device = None
+        best = pending.by_device.get(device)
+        if best is None or severity.rank > best[0].rank:
+            pending.by_device[device] = (severity, message, tuple(related))
         if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
             pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
@@ -302,12 +308,28 @@ class Reporter:
                 _, _, end_line, end_col = self.span(links[-1].node)
                 ops = ", then ".join(f"`{site.op}`" for site in [pending.site, *links])
                 message = re.sub(r"^in-place write to (`[^`]*`)", rf"in-place writes to \1 ({ops})", message, count=1)
-            out.append(Diagnostic(
-                path=self.path, line=line, column=col, end_line=end_line, end_column=end_col, code=pending.code,
-                severity=pending.severity, message=message, related=pending.related,
-                facts=self.facts(pending), device=pending.device,
-            ))
-        return sorted(out, key=lambda d: (d.line, d.column, d.code))
+            facts = self.facts(pending)
+            for severity, text, related, device in self._per_device(pending, message):
+                out.append(Diagnostic(
+                    path=self.path, line=line, column=col, end_line=end_line, end_column=end_col, code=pending.code,
+                    severity=severity, message=text, related=related, facts=facts, device=device,
+                ))
+        return sorted(out, key=lambda d: (d.line, d.column, d.code, d.device or ""))
+
+    @staticmethod
+    def _per_device(pending: _Pending, message: str) -> list[tuple]:
+        """(severity, message, related, device) of each diagnostic for one write: one when the hazard is as severe
+        on every device it exists on; else one per device with what is most severe there (an `nn.LSTM` output
+        write: certain on CUDA, whose cuDNN kernel always keeps it, dtype-dependent on the CPU)."""
+        def most_severe(device: str) -> tuple | None:
+            found = [pending.by_device[d] for d in (None, device) if d in pending.by_device]
+            return max(found, key=lambda f: f[0].rank) if found else None  # max keeps the first (None) on ties
+
+        cpu, cuda = most_severe("cpu"), most_severe("cuda")
+        if cpu is None or cuda is None or cpu[0].rank == cuda[0].rank:
+            return [(pending.severity, message, pending.related, pending.device)]
+        return [(severity, text, related, device) for device, (severity, text, related) in
+                (("cpu", cpu), ("cuda", cuda))]
 
     def _chains(self) -> dict[tuple[int, str], list[Site]]:
         """For chains of in-place calls reported under one code (`x.sub_(m).div_(s)`): the first link's key maps to
