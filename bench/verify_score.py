@@ -18,16 +18,23 @@ verified) is tallied against the judgement:
 Only `program.py` is verified (in a multi-file program, fixes in its other files are not). `--fixinplace PATH`
 runs `verify` from another checkout (a worktree of an older commit: "before" figures); the fixes are always this
 checkout's.
+
+`--as-scripts` verifies each program rewritten as a module-level script instead: `main()`'s body becomes top-level
+code (its final `return X` becomes `result = X`, the `if __name__ == "__main__":` call goes), and `verify --entry
+__main__` runs the whole file. The verdicts should be those of the programs as they are; a program whose `main()`
+returns from inside a block is not rewritten and counted apart.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -37,10 +44,35 @@ import fix_score  # noqa: E402
 WORST = ("failed", "skipped", "changed", "verified")
 
 
-def verdict(case_dir: Path, checkout: Path) -> tuple[str, str]:
-    """(worst status, its reason) of `verify program.py --entry main --unsafe-fixes` in `case_dir`."""
+def as_script(text: str) -> str | None:
+    """`text` with `main()`'s body as top-level code in its place (see the module docstring), or None when it
+    cannot be rewritten so."""
+    tree = ast.parse(text)
+    main = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"), None)
+    if main is None or main.args.args or any(isinstance(n, ast.Return) for s in main.body[:-1] for n in ast.walk(s)):
+        return None
+    lines = text.splitlines()
+    body = []
+    for statement in main.body:
+        segment = textwrap.dedent("\n".join(lines[statement.lineno - 1:statement.end_lineno]))
+        if isinstance(statement, ast.Return):
+            segment = "result = " + segment[len("return"):].strip() if statement.value is not None else ""
+        body.append(segment)
+    kept = []
+    for node in tree.body:
+        if node is main:
+            continue
+        calls_main = isinstance(node, (ast.If, ast.Expr)) and any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "main" for n in ast.walk(node))
+        if not calls_main:
+            kept.append("\n".join(lines[node.lineno - 1 - len(getattr(node, "decorator_list", ())):node.end_lineno]))
+    return "\n\n".join(kept + body) + "\n"
+
+
+def verdict(case_dir: Path, checkout: Path, entry: str = "main") -> tuple[str, str]:
+    """(worst status, its reason) of `verify program.py --entry ENTRY --unsafe-fixes` in `case_dir`."""
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(checkout))
-    proc = subprocess.run([sys.executable, "-m", "fixinplace", "verify", "program.py", "--entry", "main",
+    proc = subprocess.run([sys.executable, "-m", "fixinplace", "verify", "program.py", "--entry", entry,
                            "--unsafe-fixes", "--device", "cpu", "--format", "json", "--timeout", "120"],
                           cwd=case_dir, capture_output=True, text=True, env=env, timeout=1800)
     try:
@@ -53,8 +85,8 @@ def verdict(case_dir: Path, checkout: Path) -> tuple[str, str]:
     return worst["status"], worst["reason"]
 
 
-def score(folder: Path, checkout: Path, verbose: bool) -> Counter:
-    """The tally of one set (see the module docstring)."""
+def score(folder: Path, checkout: Path, verbose: bool, scripts: bool = False) -> Counter:
+    """The tally of one set (see the module docstring); `scripts`: of its programs rewritten as scripts."""
     tally: Counter = Counter()
     with tempfile.TemporaryDirectory(prefix="verify_score_") as keep:
         scores = fix_score.score_set(folder, Path(keep), ("unsafe",))
@@ -62,7 +94,14 @@ def score(folder: Path, checkout: Path, verbose: bool) -> Counter:
             judged = s.outcomes.get("unsafe")
             if judged not in ("fixed", "wrong"):
                 continue
-            status, reason = verdict(Path(keep) / folder.name / "original" / s.name, checkout)
+            case = Path(keep) / folder.name / "original" / s.name
+            if scripts:
+                script = as_script((case / "program.py").read_text(encoding="utf-8"))
+                if script is None:
+                    tally["not rewritten as a script"] += 1
+                    continue
+                (case / "program.py").write_text(script, encoding="utf-8")
+            status, reason = verdict(case, checkout, "__main__" if scripts else "main")
             right = judged == "fixed"
             if right and status == "verified":
                 key = "proved"
@@ -84,10 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="one line per judged fix")
     parser.add_argument("--fixinplace", type=Path, default=fix_score.REPO,
                         help="the checkout whose `verify` runs (default: this one)")
+    parser.add_argument("--as-scripts", action="store_true",
+                        help="verify the programs rewritten as module-level scripts (verify --entry __main__)")
     args = parser.parse_args(argv)
     for name in args.sets:
         folder = fix_score.SETS / name if (fix_score.SETS / name).is_dir() else Path(name)
-        tally = score(folder, args.fixinplace.resolve(), args.verbose)
+        tally = score(folder, args.fixinplace.resolve(), args.verbose, args.as_scripts)
         right = sum(n for k, n in tally.items() if k == "proved" or k.startswith("right"))
         wrong = sum(n for k, n in tally.items() if k in ("caught", "false proof") or k.startswith("wrong"))
         print(f"== {name}: {right} right fixes, {wrong} wrong fixes (fix --unsafe-fixes, judged by running)")

@@ -810,7 +810,8 @@ def verify(
     entry: Annotated[
         Optional[str],
         typer.Option("--entry", metavar="NAME", help="Function to call in the original and the patched module "
-                     "(zero arguments, or the --inputs factory's).", show_default=False),
+                     "(zero arguments, or the --inputs factory's); __main__: run the whole file as a script.",
+                     show_default=False),
     ] = None,
     inputs: Annotated[
         Optional[str],
@@ -838,14 +839,14 @@ def verify(
     visible side effects.
 
     Without --entry, each changed function is called on its declared inputs (a `# fixinplace: inputs=` comment or
-    [tool.fixinplace.verify]), else on synthesised float64 tensors, else through main(). Exit 0 when every result
-    is verified (skipped results alone also exit 0, with a note), 1 when any failed,
+    [tool.fixinplace.verify]), else on synthesised float64 tensors, else through main(), else (a script, a
+    notebook) by running the whole file, as changed module-level code is. Exit 0 when every result is verified (skipped results alone also exit 0, with a note), 1 when any failed,
     2 on usage errors. User code runs only in the child process; the patched code is never written to the file.
     """
     from fixinplace.discovery import discover
     from fixinplace.fix.files import PatchError, read_file
     from fixinplace.engine import SourceError
-    from fixinplace.verify import defines, fix_pair, verify_pairs
+    from fixinplace.verify import SCRIPT_ENTRY, defines, fix_pair, verify_pairs
     from fixinplace.verify.report import render_json, render_text
 
     if inputs and not entry:
@@ -873,7 +874,8 @@ def verify(
             errors.append(f"{printable_path(path)}: error: {one_line(e)}")
             continue
         for name in (entry, inputs):
-            if name and ":" not in name and pair.original != pair.patched and not defines(pair.original, name):
+            if name and name != SCRIPT_ENTRY and ":" not in name and pair.original != pair.patched \
+                    and not defines(pair.original, name):
                 raise _fail(f"{path}: no top-level {name!r} in this file")
         pairs.append(pair)
     report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout, memory=memory_cap)

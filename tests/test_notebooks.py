@@ -340,6 +340,18 @@ def test_verify_runs_the_joined_cells_and_names_the_cell(tmp_path):
     assert text.stdout.startswith("fn.ipynb:cell 3:1 main [cpu] verified")
 
 
+def test_verify_runs_a_notebook_with_its_hazard_at_top_level_as_a_script(tmp_path):
+    """The cells of a notebook are module-level code: verify runs them in order (magics masked), original and
+    patched, and compares the state they leave and what they print."""
+    pytest.importorskip("torch")
+    training_notebook(tmp_path / "train.ipynb")
+    result = cli("verify", "train.ipynb", "--device", "cpu", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (row,) = json.loads(result.stdout)["results"]
+    assert (row["status"], row["function"], row["reference"]) == ("verified", "<module>", "saved_tensor_copies")
+    assert row["fixes"][0]["cell"] == 5 and "run as a script" in row["reason"]
+
+
 def test_fix_verify_refuses_notebooks(tmp_path):
     path = training_notebook(tmp_path / "train.ipynb")
     before = path.read_bytes()

@@ -861,3 +861,46 @@ def test_a_shared_runner_starts_each_job_afresh(tmp_path, monkeypatch):
         os.chdir(cwd)
         torch.set_default_dtype(torch.float32)
         torch.set_grad_enabled(True)
+
+
+SCRIPT_TEXT = """import torch
+
+torch.manual_seed(0)
+w = torch.randn(4, requires_grad=True)
+x = torch.randn(4)
+u = (w * x).exp()
+u[0] = 0.0
+loss = u.sum()
+loss.backward()
+print(f"loss {loss.item():.6f}")
+"""
+
+
+def test_a_script_is_verified_by_running_it_whole(tmp_path):
+    """Module-level code (a training script) is run as a script, original (with private copies of its saved
+    tensors) and patched, and the state it leaves (tensors, their gradients) and what it prints are compared."""
+    (tmp_path / "train.py").write_text(SCRIPT_TEXT)
+    rc, rows, _ = verify_json("train.py", "--device", "cpu", cwd=tmp_path)
+    assert [(r["function"], r["status"], r["reference"]) for r in rows] == [
+        ("<module>", "verified", "saved_tensor_copies")]
+    assert "run as a script" in rows[0]["reason"] and rc == 0
+    # `if __name__ == "__main__":` runs, as it does when the file is run
+    (tmp_path / "guarded.py").write_text("import torch\n\nif __name__ == '__main__':\n" + "".join(
+        "    " + line + "\n" for line in SCRIPT_TEXT.splitlines()[2:]))
+    rc, rows, _ = verify_json("guarded.py", "--device", "cpu", cwd=tmp_path)
+    assert [(r["status"], r["max_abs_diff"]["grads"]) for r in rows] == [("verified", 0.0)]
+
+
+def test_a_wrong_fix_of_a_script_fails_on_what_it_leaves_or_prints(tmp_path):
+    from fixinplace.verify import pair_of, verify_pairs
+
+    path = str(tmp_path / "train.py")
+    (tmp_path / "train.py").write_text(SCRIPT_TEXT)
+    # out of place but with another value: the state differs
+    wrong = SCRIPT_TEXT.replace("u[0] = 0.0", "u = u.clone()\nu[0] = 1.0")
+    rows = verify_pairs([pair_of(path, SCRIPT_TEXT, wrong, [])], device="cpu").results
+    assert [r["status"] for r in rows] == ["failed"] and "global " in rows[0]["reason"]
+    # the same state, another printout
+    printed = SCRIPT_TEXT.replace("u[0] = 0.0", "u = u.clone()\nu[0] = 0.0").replace('f"loss', 'f"Loss')
+    rows = verify_pairs([pair_of(path, SCRIPT_TEXT, printed, [])], device="cpu").results
+    assert [r["status"] for r in rows] == ["failed"] and "printed" in rows[0]["reason"]

@@ -13,8 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fixinplace.verify.declare import declared_inputs
-from fixinplace.verify.plan import NO_INPUTS, Changed, changed_functions, defines, zero_arg_main
+from fixinplace.verify.plan import (MODULE, NO_INPUTS, Changed, changed_functions, defines, runs_at_top_level,
+                                   zero_arg_main)
 from fixinplace.verify.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, run_jobs
+
+#: `--entry __main__`: run the whole file as a script (as `python FILE` does), whatever it defines.
+SCRIPT_ENTRY = "__main__"
 
 DEVICES = ("cpu", "cuda", "all")
 
@@ -106,14 +110,20 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
                          "fallback": fallback, "root": root, "strategies": pair.strategies})
             plan.append((pair, covers, job_id))
 
+        if entry == SCRIPT_ENTRY:
+            add_job(MODULE, None, functions)
+            continue
         if entry:
             add_job(entry, inputs, functions)
             continue
         has_main = zero_arg_main(pair.original)
+        script = runs_at_top_level(pair.original)
         uncovered = []
         for fn in functions:
             factory = fn.inputs or declared.get(fn.function, "")
-            if factory and "<locals>" not in fn.function and fn.function != "<module>":
+            if fn.function == MODULE:
+                uncovered.append(fn)
+            elif factory and "<locals>" not in fn.function:
                 add_job(fn.function, factory, [fn])
             elif fn.synth.ok and not fn.synth.params and not fn.synth.cls:
                 add_job(fn.synth.entry, None, [fn])  # no parameters: called as it is
@@ -121,12 +131,17 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
                 add_job(fn.synth.entry, None, [fn], fn.synth.to_json(), "main" if has_main else "")
             else:
                 uncovered.append(fn)
-        if uncovered:
-            if has_main:
-                add_job("main", None, uncovered)
-            else:
-                for fn in uncovered:
-                    plan.append((pair, [fn], _skip(device, f"{NO_INPUTS} ({fn.synth.reason})")))
+        module_level = [fn for fn in uncovered if fn.function == MODULE]
+        functions_left = [fn for fn in uncovered if fn.function != MODULE]
+        if functions_left and has_main:
+            add_job("main", None, functions_left)
+        elif functions_left and script:
+            module_level += functions_left  # the script's run calls them
+        else:
+            for fn in functions_left:
+                plan.append((pair, [fn], _skip(device, f"{NO_INPUTS} ({fn.synth.reason})")))
+        if module_level:
+            add_job(MODULE, None, module_level)  # the file run as a script (`reference.SCRIPT`)
     results = run_jobs(jobs, timeout, memory) if jobs else {}
     for pair, covers, how in plan:
         per_device = results[how] if isinstance(how, int) else how
@@ -159,5 +174,5 @@ def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
     return FilePair(path, original, patched, codes, fixes)
 
 
-__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "VerifyReport", "defines", "fix_pair", "pair_of",
+__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines", "fix_pair", "pair_of",
            "verify_pairs"]

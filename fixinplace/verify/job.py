@@ -10,7 +10,7 @@ import torch
 from fixinplace.verify.compare import compare
 from fixinplace.verify.inputs import SCALAR_VALUES, one_line
 from fixinplace.verify.oracles import FD_TOLERANCE
-from fixinplace.verify.reference import EFFECT, Side, directional_check, reference
+from fixinplace.verify.reference import EFFECT, SCRIPT, Side, directional_check, reference
 
 
 def _prepare(job: dict, device: str, run) -> str:
@@ -197,14 +197,18 @@ def _verify(job: dict, device: str, run) -> dict:
         return result
     if not _comparable(ref.entries) and not _comparable(patched.entries):
         # No output, gradient or side effect to compare: agreeing proves nothing.
-        result["reason"] = "; ".join(x for x in (
-            f"nothing to compare: {job['entry']}() returned {_what(ref.entries)} and left no argument, parameter "
-            f"or buffer the verifier can see", note, shapes) if x)
+        what = ("the script left no tensor, module, number or printed output" if job["entry"] == SCRIPT else
+                f"{job['entry']}() returned {_what(ref.entries)} and left no argument, parameter or buffer the "
+                "verifier can see")
+        result["reason"] = "; ".join(x for x in (f"nothing to compare: {what}", note, shapes) if x)
         return result
     agrees, check = _cross_check(job, device, ref, label, run)
     grads = [v for k, v in _split(ref.entries, "grads")[0].items() if isinstance(v[1], torch.Tensor)]
     if ref.leaves and not any(bool((g != 0).any()) for _, g in grads):
         check = "; ".join(x for x in (check, "weak: every gradient is zero on these inputs") if x)
+    if job["entry"] == SCRIPT:
+        note = "; ".join(x for x in ("run as a script (random, torch and numpy seeded with 0 first), comparing the "
+                                     "state it leaves and what it prints", note) if x)
     result["status"] = "verified" if agrees else "skipped"
     result["reason"] = "; ".join(x for x in (check if not agrees else "", note, shapes, check if agrees else "",
                                             patched.note) if x)

@@ -5,7 +5,9 @@ function of the file); a comment `# fixinplace: inputs=FACTORY` on the lines jus
 decorators), calling `function(*FACTORY())`; `[tool.fixinplace.verify] inputs` in the nearest pyproject
 (`declare`); synthesised inputs (`signature`: tensor parameters, an instance built without arguments; the shapes
 are chosen in the child); a module-level zero-argument function `main`, whose run covers the changed functions
-that have none of these (and those whose synthesis fails in the child). Otherwise the function is `skipped`.
+that have none of these (and those whose synthesis fails in the child); else, when the file does work at top level
+(a script, a notebook), running it as a script. Changed module-level code is verified by running the file as a
+script, comparing the state it leaves and what it prints. Otherwise the function is `skipped`.
 """
 
 from __future__ import annotations
@@ -81,14 +83,31 @@ def changed_functions(original: str, patched: str, codes_by_line: dict[int, list
     functions = _functions(tree)
     classes = top_classes(tree)
     old, new = line_texts(original), line_texts(patched)
-    touched: list[int] = []
-    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    # Lines that hold no code (the module docstring, comments, blank lines) change nothing a run could show: such a
+    # change outside every function asks for no run of the module.
+    def docstring_lines(module: ast.Module) -> set[int]:
+        node = module.body[0] if ast.get_docstring(module, clean=False) is not None else None
+        return set(range(node.lineno, node.end_lineno + 1)) if node is not None else set()
+
+    def inert(text: str) -> bool:
+        return not text.strip() or text.lstrip().startswith("#")
+
+    try:
+        new_docstring = docstring_lines(ast.parse(patched))
+    except SyntaxError:
+        new_docstring = set()
+    old_docstring = docstring_lines(tree)
+
+    touched: list[tuple[int, bool]] = []  # (line of the original, whether the change there is only inert text)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
+        added_inert = all(j + 1 in new_docstring or inert(new[j]) for j in range(j1, j2))
         if tag == "insert":
-            touched.append(max(i1, 1))  # an inserted line belongs with the line before it
+            touched.append((max(i1, 1), added_inert))  # an inserted line belongs with the line before it
         else:
-            touched.extend(range(i1 + 1, i2 + 1))
+            touched.extend((i, added_inert and (i in old_docstring or inert(old[i - 1])))
+                           for i in range(i1 + 1, i2 + 1))
 
     def innermost(line: int):
         best = None
@@ -100,8 +119,10 @@ def changed_functions(original: str, patched: str, codes_by_line: dict[int, list
         return best
 
     out: dict[str, Changed] = {}
-    for line in touched:
+    for line, only_inert in touched:
         hit = innermost(line)
+        if hit is None and only_inert:
+            continue
         if hit is None:
             key, def_line, fn = MODULE, 1, None
         else:
@@ -146,6 +167,14 @@ def defines(original: str, name: str) -> bool:
             if any((a.asname or a.name.split(".")[0]) == head for a in node.names):
                 return True
     return False
+
+
+def runs_at_top_level(original: str) -> bool:
+    """Whether the module does work when run as a script: a top-level call, loop, `with`, `if` (an `if __name__ ==
+    "__main__":` block) or `try` (not only definitions, imports and assignments)."""
+    work = (ast.Expr, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.If, ast.Try)
+    return any(isinstance(node, work) and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+               for node in ast.parse(original).body)
 
 
 def zero_arg_main(original: str) -> bool:

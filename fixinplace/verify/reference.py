@@ -24,7 +24,9 @@ Reference order (the original usually raises, so it cannot always serve as its o
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import io
 import math
 import sys
 import types
@@ -67,16 +69,87 @@ class Side:
 _counter = [0]
 
 
-def load_module(text: str, path: str, role: str) -> types.ModuleType:
-    """A fresh module executed from `text` (`__file__` = `path`, not `__main__`)."""
+#: The entry of a job that runs the whole file as a script (a notebook: its code cells in order).
+SCRIPT = "<module>"
+
+
+def load_module(text: str, path: str, role: str, as_main: bool = False) -> types.ModuleType:
+    """A fresh module executed from `text` (`__file__` = `path`; `__name__` "__main__" with `as_main`, so that an
+    `if __name__ == "__main__":` block runs as it does when the file is run as a script)."""
     _counter[0] += 1
     name = f"_fixinplace_verify_{role}_{_counter[0]}"
-    module = types.ModuleType(name)
+    module = types.ModuleType("__main__" if as_main else name)
     module.__file__ = path
     sys.modules[name] = module  # dataclasses, pickling and typing look the module up by name
-    code = compile(text, path, "exec")
-    exec(code, module.__dict__)
+    previous = sys.modules.get("__main__")
+    if as_main:
+        sys.modules["__main__"] = module
+    try:
+        exec(compile(text, path, "exec"), module.__dict__)
+    finally:
+        if as_main and previous is not None:
+            sys.modules["__main__"] = previous
     return module
+
+
+def top_level_names(text: str) -> set[str]:
+    """The names a script binds at module level (outside functions and classes): the state a run leaves."""
+    names: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                names.add(child.id)
+            visit(child)
+
+    visit(ast.parse(text))
+    return names
+
+
+def script_state(module, names: set[str]) -> dict:
+    """What a script leaves behind, flattened: its module-level values among `names` (tensors with their `.grad`,
+    `nn.Module`s' parameters, buffers and gradients, optimizers' state, numbers, strings, lists and dicts of them);
+    functions, classes and modules are not state."""
+    entries: dict = {}
+    for name in sorted(names):
+        value = vars(module).get(name)
+        if name.startswith("__") or isinstance(value, (types.ModuleType, types.FunctionType, type)):
+            continue
+        if isinstance(value, torch.optim.Optimizer):
+            flatten(value.state_dict()["state"], f"global {name}.state", "outputs", entries)
+        else:
+            flatten(value, f"global {name}", "outputs", entries)
+    return entries
+
+
+def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain") -> Side:
+    """Run `text` as a script (seeded, on `device`, what it prints captured) and take the state it leaves and what
+    it printed; never raises. `mode` as `run_side`'s, of those that need no inputs."""
+    side = Side()
+    wrap = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors,
+            "saved_copies": saved_tensor_copies}.get(mode, contextlib.nullcontext)
+    if mode not in ("plain", "saved_copies", "allow_mutation", "leaf_updates"):
+        side.error, side.stage = f"not for a whole script: {mode}", "call"
+        return side
+    printed = io.StringIO()
+    updates = LeafUpdates() if mode == "leaf_updates" else contextlib.nullcontext()
+    try:
+        seed_all()
+        with on_device(device), wrap(), contextlib.redirect_stdout(printed), updates:
+            module = load_module(text, job["path"], role, as_main=True)
+    except BaseException as e:  # user code: SystemExit, KeyboardInterrupt included
+        side.error = one_line(e)
+        side.stage = "import" if isinstance(e, (ImportError, SyntaxError)) else "call"
+        return side
+    if mode == "leaf_updates" and not updates.count:
+        side.error, side.stage = "no write to a leaf it creates to run under no_grad", "call"
+        return side
+    side.entries = script_state(module, top_level_names(job["original"]))
+    if printed.getvalue():  # nothing printed is no output to compare (a missing one on one side is a difference)
+        side.entries["printed"] = ("outputs", printed.getvalue())
+    return side
 
 
 def load_original(job: dict, device: str, role: str):
@@ -207,6 +280,8 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
     """Load `text` fresh and call the job's entry (seeded) on `device`; never raises. `mode`: "plain",
     "saved_copies" (`saved_tensor_copies`), "allow_mutation", "clone_leaves" (leaf inputs cloned), "leaf_updates"
     (`LeafUpdates`) or "functionalize"."""
+    if job["entry"] == SCRIPT:
+        return run_script(text, job, device, role, mode)
     side = Side()
     try:
         seed_all()
