@@ -98,9 +98,11 @@ def maybe_tensor(t: TensorValue) -> TensorValue:
 
 def join_envs(a: dict, b: dict) -> dict:
     """Merge two scopes after a branch."""
-    out = {}
-    for name in a.keys() | b.keys():
-        out[name] = join_values(a.get(name), b.get(name))
+    out = dict(a)  # a name bound on one path only keeps that value (join_values with None)
+    for name, value in b.items():
+        mine = out.get(name)
+        if mine is not value:  # most names hold the same value on both paths
+            out[name] = join_values(mine, value)
     return out
 
 

@@ -699,8 +699,11 @@ class Interpreter:
     def widen_counters(stmt: ast.For | ast.While, frame: Frame) -> None:
         """Forget the value of numbers and strings the loop body reassigns (`step += 1`): the passes the analysis
         runs are the first iterations, and a condition like `step % 10 == 0` must not be decided by them."""
-        assigned = {node.id for part in stmt.body for node in ast.walk(part)
-                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        assigned = getattr(stmt, "_fixinplace_assigned", None)
+        if assigned is None:  # the loop's body does not change between passes and calls: kept on the node
+            assigned = frozenset(node.id for part in stmt.body for node in ast.walk(part)
+                                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+            stmt._fixinplace_assigned = assigned  # type: ignore[union-attr]
         for name in assigned:
             value = frame.env.get(name)
             if isinstance(value, ScalarValue) and value.known and value.kind in ("number", "str"):

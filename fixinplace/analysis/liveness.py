@@ -95,17 +95,34 @@ def _scan(stmts: list[ast.stmt], name: str) -> str:
     return ON
 
 
+def _escapes(scope: ast.AST, name: str) -> bool:
+    """Whether `name` is declared global or nonlocal in `scope`, or read by a function or lambda defined in it (a
+    closure, or at module level a function reading the global, may run later). Kept on the scope's node: the
+    analysis asks it for every write, and trees are never modified."""
+    cache = getattr(scope, "_fixinplace_escapes", None)
+    if cache is None:
+        declared: set[str] = set()
+        nested = []
+        for node in ast.walk(scope):
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+            elif node is not scope and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                nested.append(node)
+        cache = (frozenset(declared), tuple(nested), {})
+        scope._fixinplace_escapes = cache  # type: ignore[attr-defined]
+    declared, nested, known = cache
+    if name not in known:
+        known[name] = name in declared or any(_loads(node, name) for node in nested)
+    return known[name]
+
+
 def read_after(scope: ast.AST, stmt: ast.stmt, name: str) -> bool:
     """Whether `name` may be read after `stmt` has run, within `scope` (a function, or the module)."""
     body = getattr(scope, "body", None)
     if not isinstance(body, list):
         return True
-    for node in ast.walk(scope):
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return True
-        if node is not scope and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
-                and _loads(node, name):
-            return True  # a closure (or, at module level, a function reading the global) may run later
+    if _escapes(scope, name):
+        return True
     path = _path_to(body, stmt)
     if path is None:
         return True
