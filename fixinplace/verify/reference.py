@@ -14,7 +14,10 @@ Reference order (the original usually raises, so it cannot always serve as its o
    `allow_mutation_on_saved_tensors` is wrong: it keeps one copy per tensor, not one per save);
    `torch.autograd.graph.allow_mutation_on_saved_tensors()` ("allow_mutation_on_saved_tensors") when code refuses
    saved-tensor hooks;
-3. a leaf written in place (the leaf error): with inputs, the original on clones of its leaf inputs ("original");
+3. a leaf written in place (the leaf error): with inputs, when the fixes compute a new tensor rather than wrap the
+   write in no_grad, the original on clones of its leaf inputs with the parameters of its module inputs replaced by
+   differentiable copies (`parameter_copies`) and private copies of its saved tensors ("original"); then the
+   original on clones of its leaf inputs ("original");
    writes to leaves that are not inputs (parameters, weights it creates: `w -= lr * w.grad`, `w.mul_(0.5)`) run
    under `torch.no_grad()` by `oracles.LeafUpdates` ("original"); both are said in the reason;
 4. `torch.func.functionalize` of the entry ("functionalize"; inputs needed; fails on index assignment in 2.13);
@@ -276,9 +279,39 @@ def saved_tensor_copies():
     return torch.autograd.graph.saved_tensors_hooks(_copy_saved, _as_saved)
 
 
+@contextlib.contextmanager
+def parameter_copies(args: list):
+    """While entered, each parameter that requires grad of the `nn.Module`s among `args` is replaced in its module
+    by a differentiable copy (`p.clone()`, one per parameter, tied ones share it): an in-place write to it, or to
+    a view of it (`w = self.enc.weight.t(); w /= w.norm()`), lands on the copy, as on a tensor computed from the
+    parameter, and its gradient reaches the parameter through the copy, as an out-of-place rewrite's does. The
+    parameters are put back on exit, unwritten: what the program means when it writes a parameter inside the
+    computation of its own loss (the leaf error)."""
+    swapped = []
+    copies: dict[int, torch.Tensor] = {}
+    for arg in args:
+        if not isinstance(arg, torch.nn.Module):
+            continue
+        for module in arg.modules():
+            for name, param in list(module._parameters.items()):
+                if param is None or not param.requires_grad:
+                    continue
+                if id(param) not in copies:
+                    copies[id(param)] = param.clone()
+                swapped.append((module, name, param))
+                module._parameters[name] = copies[id(param)]  # not a Parameter: `_parameters` is set directly
+    try:
+        yield
+    finally:
+        for module, name, param in reversed(swapped):
+            module._parameters[name] = param
+
+
 def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") -> Side:
     """Load `text` fresh and call the job's entry (seeded) on `device`; never raises. `mode`: "plain",
-    "saved_copies" (`saved_tensor_copies`), "allow_mutation", "clone_leaves" (leaf inputs cloned), "leaf_updates"
+    "saved_copies" (`saved_tensor_copies`), "allow_mutation", "clone_leaves" (leaf inputs cloned), "copy_parameters"
+    (leaf inputs cloned, the parameters of module inputs and of the instance replaced by differentiable copies:
+    `parameter_copies`, with private copies of saved tensors), "leaf_updates"
     (`LeafUpdates`) or "functionalize"."""
     if job["entry"] == SCRIPT:
         return run_script(text, job, device, role, mode)
@@ -295,19 +328,22 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
     except (AttributeError, ImportError) as e:
         side.error, side.stage = f"no {job['entry']!r} in the module ({one_line(e)})", "import"
         return side
+    # With copies of its parameters, the program's other writes to saved tensors mean what they do with private
+    # copies.
     wrap = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors,
-            "saved_copies": saved_tensor_copies}.get(mode, contextlib.nullcontext)
+            "saved_copies": saved_tensor_copies, "copy_parameters": saved_tensor_copies}.get(mode, contextlib.nullcontext)
     try:
         with on_device(device), wrap():
             side.stage = "inputs"
             call = build_call(module, job)
             args = call.args
-            if mode == "clone_leaves":
+            if mode in ("clone_leaves", "copy_parameters"):
                 leaf_ids = {id(t) for _, t in call.leaves}
                 args = [a.clone() if isinstance(a, torch.Tensor) and id(a) in leaf_ids else a for a in args]
             side.stage = "call"
             updates = LeafUpdates(args) if mode == "leaf_updates" else contextlib.nullcontext()
-            with updates:
+            swapped = parameter_copies(args) if mode == "copy_parameters" else contextlib.nullcontext()
+            with updates, swapped:
                 seed_all()
                 out = torch.func.functionalize(entry)(*args) if mode == "functionalize" else entry(*args)
                 side.mask = [t.requires_grad for t in float_outputs(out)]
@@ -423,6 +459,14 @@ def _tried(tried: list) -> str:
     return "; ".join(f"{', '.join(whats)}: {error}" for error, whats in by_error.items())
 
 
+def _reads_as_update(job: dict) -> bool:
+    """Whether a write to a parameter is read as an update of state (the fixes wrap it in `torch.no_grad()`, or
+    nothing says: the reading verify used first) rather than as part of the computation (an out-of-place fix
+    computes a new tensor from the parameter): the two readings mean different programs."""
+    strategies = set(job.get("strategies", ()))
+    return not strategies or "wrap_no_grad" in strategies
+
+
 def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
     """(reference side or None, reference label, note or reason-for-skipping); `run(step, *args)` runs a step that
     runs user code (`fixinplace.verify.steps`, in the job's runner)."""
@@ -449,6 +493,13 @@ def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
         tried.append(("allow_mutation_on_saved_tensors", _short(mutation.error)))
     has_inputs = bool(job.get("inputs") or job.get("synth"))
     if plain.leaf_error or mutation.leaf_error:
+        if has_inputs and not _reads_as_update(job):
+            copied = run("run_side", original, job, device, "original_copied", "copy_parameters")
+            if copied.ok:
+                return copied, "original", ("the original writes a leaf input or parameter inside the computation: "
+                                            "reference run on clones of its leaf inputs and differentiable copies "
+                                            "of its parameters, which it leaves unwritten")
+            tried.append(("on differentiable copies of its leaf inputs and parameters", _short(copied.error)))
         if has_inputs:
             cloned = run("run_side", original, job, device, "original_cloned", "clone_leaves")
             if cloned.ok:
