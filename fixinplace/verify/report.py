@@ -23,9 +23,19 @@ def _of_cell(fix: dict) -> str:
     return f" of cell {fix['cell']}" if fix.get("cell") else ""
 
 
+#: What each reference is, in a user's words (JSON keeps the label: `reference`).
+REFERENCE_WORDS = {
+    "original": "compared with the original's own result",
+    "saved_tensor_copies": "compared with the original's own result when every tensor autograd saved is kept intact",
+    "allow_mutation_on_saved_tensors": "compared with the original under torch's allow_mutation_on_saved_tensors",
+    "functionalize": "compared with the original made functional (torch.func.functionalize)",
+    "finite_differences": "compared with the original's outputs and gradients by finite differences",
+}
+
+
 def render_text(report, color: bool = False, width: int | None = None) -> str:
-    """`path:line function [device] STATUS`, then beneath it, indented, `fix CODE at line N (strategy); against
-    REFERENCE; max |diff| outputs X, gradients Y` and the reason, wrapped to `width` (the terminal's by default);
+    """`path:line function [device] STATUS`, then beneath it, indented, `fix CODE at line N (strategy); compared
+    with REFERENCE (in words); max |diff| outputs X, gradients Y` and the reason, wrapped to `width` (the terminal's by default);
     the counts last."""
     width = max(width or shutil.get_terminal_size((100, 24)).columns, MIN_WIDTH)
     lines = []
@@ -37,7 +47,8 @@ def render_text(report, color: bool = False, width: int | None = None) -> str:
             head[-1] = head[-1][: -len(r["status"])] + f"\x1b[{_STYLES[r['status']]}m{r['status']}\x1b[0m"
         diffs = r["max_abs_diff"]
         fixes = ", ".join(f"{f['code']} at line {f['line']}{_of_cell(f)} ({f['strategy']})" for f in r.get("fixes", ()))
-        details = ((f"fix {fixes}; " if fixes else "") + f"against {r['reference']}; max |diff| outputs "
+        against = REFERENCE_WORDS.get(r["reference"], f"compared with {r['reference']}")
+        details = ((f"fix {fixes}; " if fixes else "") + f"{against}; max |diff| outputs "
                    f"{_diff(diffs['outputs'])}, gradients {_diff(diffs['grads'])}"
                    + (f"; {r['reason']}" if r["reason"] else ""))
         lines += head + textwrap.wrap(details, width=width, initial_indent="    ", subsequent_indent="    ",
