@@ -24,10 +24,15 @@ class Rule:
     explanation: str
     flagged: tuple[str, ...]  # programs with `# expect: CODE` on each line that must be reported
     clean: tuple[str, ...]  # programs that must get no error or warning
+    # Which family of rewrites the fix stage plans for it (`fixinplace.fix.candidates.PLANNERS`): "saved" (out of
+    # place, or a clone where the op saves), "leaf" (no_grad, or a new tensor), "optimizer" (the step after the
+    # backward), "data" (the `.data` write made differentiable, all unsafe); "" for none.
+    repair: str = ""
 
 
 SAVED_TENSOR_MUTATED = Rule(
     code="FIP101",
+    repair="saved",
     name="saved-tensor-mutated",
     severity=Severity.ERROR,
     summary="In-place write to a tensor that an earlier op saved for backward",
@@ -101,6 +106,7 @@ SAVED_TENSOR_MUTATED = Rule(
 
 LEAF_MUTATED = Rule(
     code="FIP102",
+    repair="leaf",
     name="leaf-mutated",
     severity=Severity.ERROR,
     summary="In-place write to a leaf tensor that requires grad, in grad mode",
@@ -134,6 +140,7 @@ LEAF_MUTATED = Rule(
 
 PARAMETERS_UPDATED_BEFORE_BACKWARD = Rule(
     code="FIP103",
+    repair="optimizer",
     name="parameters-updated-before-backward",
     severity=Severity.ERROR,
     summary="Optimizer step (in-place parameter update) between a forward and the backward that needs the weights",
@@ -172,6 +179,7 @@ PARAMETERS_UPDATED_BEFORE_BACKWARD = Rule(
 
 SILENT_SAVED_TENSOR_MUTATION = Rule(
     code="FIP104",
+    repair="data",
     name="silent-saved-tensor-mutation",
     severity=Severity.ERROR,
     summary="Write through `.data`, a NumPy alias or a fused optimizer to a saved tensor: no error, a wrong gradient",

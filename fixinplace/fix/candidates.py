@@ -38,6 +38,7 @@ from codemods import (
 )
 from fixinplace.diagnostics import Diagnostic, Fix, Severity
 from fixinplace.facts import WriteFacts
+from fixinplace.rules import RULES_BY_CODE
 
 # In-place methods whose out-of-place form has the in-place result's dtype, shape and gradient when every other
 # operand is a Python number (or a mask, for masked_fill_), or a tensor computed from the receiver alone.
@@ -77,18 +78,20 @@ def _candidate(codemod: type[InPlaceFix], applicability: str, description: str, 
 def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     """The rewrites to try for one diagnostic, in order of preference (empty: no fix is possible)."""
     f = d.facts
-    if f is None or d.severity is Severity.INFO or f.form == "call":
+    rule = RULES_BY_CODE.get(d.code)
+    if f is None or d.severity is Severity.INFO or f.form == "call" or rule is None or not rule.repair:
         return []  # (`call`: the write is in another file, run by a call of this one)
-    if d.code == "FIP103" or f.form == "optimizer":
+    if f.form == "optimizer":
         return _move_after_backward(f)
-    if d.code == "FIP102":
-        return _leaf(f)
-    if d.code == "FIP104":
-        # The program runs: any fix changes the gradients it silently computes, so none is safe. The usual intent of
-        # a `.data` write is the op itself (differentiated), or an update that belongs after the backward.
-        return [_unsafe(c, " (unsafe: the program runs as it is, and the fix changes the gradients it computes)")
-                for c in _data(f) + _saved(f, style)]
-    return _saved(f, style)
+    return PLANNERS[rule.repair](f, style)
+
+
+def _silent(f: WriteFacts, style: str) -> list[Candidate]:
+    """A `.data` (or NumPy, or fused-optimizer) write the backward reads silently. The program runs: any fix
+    changes the gradients it silently computes, so none is safe. The usual intent of a `.data` write is the op
+    itself (differentiated), or an update that belongs after the backward."""
+    return [_unsafe(c, " (unsafe: the program runs as it is, and the fix changes the gradients it computes)")
+            for c in _data(f) + _saved(f, style)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -388,3 +391,12 @@ def _unsafe(c: Candidate, why: str) -> Candidate:
 def _as_unsafe(c: Candidate, f: WriteFacts) -> Candidate:
     """A rebinding of an argument or of a view of a leaf: unsafe, saying whose write is lost."""
     return _unsafe(c, _why_unsafe(f) or f" (unsafe: the leaf that `{f.root}` views is no longer written)")
+
+
+#: The planner of each rule's `repair` family (`fixinplace.rules.Rule.repair`).
+PLANNERS = {
+    "saved": _saved,
+    "leaf": lambda f, style: _leaf(f),
+    "optimizer": lambda f, style: _move_after_backward(f),
+    "data": _silent,
+}
