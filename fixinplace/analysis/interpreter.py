@@ -13,6 +13,7 @@ import ast
 import builtins
 from collections import ChainMap, Counter
 from pathlib import Path as FilePath
+from typing import Any
 
 from fixinplace.analysis import calls, project
 from fixinplace.analysis.callers import runs_own_backward
@@ -63,6 +64,20 @@ _ANNOTATED_NAMES = {"Annotated", "typing.Annotated", "typing_extensions.Annotate
 # jaxtyping's array annotations: Float[Tensor, "b c"] is a tensor whatever its dtype/shape string.
 _JAXTYPING_NAMES = {"Float", "Int", "Bool", "Shaped", "Num", "Real", "Inexact", "Integer", "UInt", "Complex",
                     "Float16", "Float32", "Float64", "BFloat16", "Int8", "Int16", "Int32", "Int64", "UInt8"}
+
+
+# (interpreter class, node type) -> its `expr_*` / `stmt_*` method (None: none), filled as nodes are met.
+_HANDLERS: dict[tuple[type, type], Any] = {}
+_MISSING = object()
+
+
+def unparsed(node: ast.AST) -> str:
+    """`ast.unparse(node)`, kept on the node: the analysis asks it of the same targets on every pass and call, and
+    trees are never modified."""
+    text = getattr(node, "_fixinplace_unparsed", None)
+    if text is None:
+        text = node._fixinplace_unparsed = ast.unparse(node)  # type: ignore[attr-defined]
+    return text
 
 
 def _strip_optional(node: ast.AST) -> ast.AST:
@@ -375,12 +390,15 @@ class Interpreter:
     def exec_stmt(self, stmt: ast.stmt, frame: Frame) -> bool:
         """Run one statement; True when control never reaches the next one."""
         self.steps += 1
-        method = getattr(self, "stmt_" + type(stmt).__name__, None)
+        kind = type(stmt)
+        method = _HANDLERS.get((type(self), kind), _MISSING)
+        if method is _MISSING:
+            method = _HANDLERS[type(self), kind] = getattr(type(self), "stmt_" + kind.__name__, None)
         if method is None:
             return False
         self.statements.append(stmt)
         try:
-            return bool(method(stmt, frame))
+            return bool(method(self, stmt, frame))
         finally:
             self.statements.pop()
 
@@ -796,7 +814,7 @@ class Interpreter:
             self.assign(target.value, UNKNOWN, frame, stmt)
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value, frame)
-            self.set_attribute(base, target.attr, value, ast.unparse(target))
+            self.set_attribute(base, target.attr, value, unparsed(target))
         elif isinstance(target, ast.Subscript):
             self.calls.setitem(target, value, frame, stmt)
 
@@ -860,13 +878,16 @@ class Interpreter:
         """The abstract value of an expression (running its calls)."""
         if node is None:
             return SCALAR
-        method = getattr(self, "expr_" + type(node).__name__, None)
+        kind = type(node)
+        method = _HANDLERS.get((type(self), kind), _MISSING)
+        if method is _MISSING:  # looked up once per class and node type, not by name on every node
+            method = _HANDLERS[type(self), kind] = getattr(type(self), "expr_" + kind.__name__, None)
         if method is None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.eval(child, frame)
             return UNKNOWN
-        value = method(node, frame)
+        value = method(self, node, frame)
         if isinstance(value, LazyImport) and not self.loading:
             # (While a project module's own top level runs, its imports stay unloaded: only what the checked file
             # uses is loaded, not everything a package's modules import for themselves.)
@@ -926,7 +947,7 @@ class Interpreter:
                 return truth_value(is_none == isinstance(node.ops[0], ast.Is))
         values = [left, *rights]
         if any(isinstance(v, TensorValue) for v in values):
-            return self.calls.fresh_tensor(node, rg=False, label=ast.unparse(node))
+            return self.calls.fresh_tensor(node, rg=False, label=unparsed(node))
         return truth_value(compare_constants(node.ops, values))
 
     @staticmethod
