@@ -289,10 +289,12 @@ class OpEntry:
                         return False
         return True
 
-    def _consistent_configs(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> list[set]:
+    def _fitting(self, v: Mapping[str, Any], by_config: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> list:
+        """The values of `by_config` (keyed by a variant's requires-grad configuration, "TF"...) whose letters fit
+        what the caller's facts say of each argument."""
         grad_keys = [self._norm_measured(g) for g in v["grad"]]
-        out: list[set] = []
-        for cfg, items in v["saved"].items():
+        out = []
+        for cfg, value in by_config.items():
             ok = True
             for key, letter in zip(grad_keys, cfg):
                 fact = facts.get(key)
@@ -305,8 +307,11 @@ class OpEntry:
                     ok = False
                     break
             if ok:
-                out.append({self._item_key(i) for i in items})
+                out.append(value)
         return out
+
+    def _consistent_configs(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> list[set]:
+        return [{self._item_key(i) for i in items} for items in self._fitting(v, v["saved"], facts)]
 
     # -- query ----------------------------------------------------------------------------------
 
@@ -382,7 +387,7 @@ class OpEntry:
         for v in self._overlay:
             if not self._matches(v, facts):
                 continue
-            for only in self._consistent_only(v, facts):
+            for only in self._fitting(v, v["only"], facts):
                 runs.append((v.get("dtype") == self.TRUSTED_DTYPE, only))
         if not runs:
             return found
@@ -396,22 +401,6 @@ class OpEntry:
             item = self._render(key, args, kwargs)
             if item not in have:
                 out.append(Saved(item, trusted and n == len(runs), "cuda"))
-        return out
-
-    def _consistent_only(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> list[dict]:
-        """The overlay variant's per-configuration differences whose requires-grad letters fit the facts."""
-        grad_keys = [self._norm_measured(g) for g in v["grad"]]
-        out = []
-        for cfg, only in v["only"].items():
-            fits = True
-            for key, letter in zip(grad_keys, cfg):
-                fact = facts.get(key)
-                if fact is not None and ((fact.is_tensor is False and letter == "T") or (
-                        fact.requires_grad is not None and fact.requires_grad != (letter == "T"))):
-                    fits = False
-                    break
-            if fits:
-                out.append(only)
         return out
 
     @property
@@ -523,12 +512,20 @@ class ModuleEntry:
         found = self._tally(runs)
         if not self._overlay:
             return sorted((Saved(i, certain) for i, certain in found.items()), key=lambda s: s.item)
-        # The same runs as CUDA keeps them: a construction the overlay names takes its CUDA saves.
-        on_cuda_of = {self._pattern(s): s["cuda"] for s in self._overlay if "cuda" in s}
+        # The same runs as CUDA keeps them: a construction the overlay names is run once per result CUDA measured
+        # (a configuration the overlay leaves out is kept alike on both devices).
+        on_cuda_of = {self._pattern(s): s["cuda"] for s in self._overlay}
+        run_on_cuda: set[tuple] = set()
         cuda_runs = []
         for s in self._samples:
-            cuda = on_cuda_of.get(self._pattern(s), {})
-            cuda_runs += [(s, set(cuda.get(cfg, items))) for cfg, items in s["saved"].items() if consistent(s, cfg)]
+            pattern = self._pattern(s)
+            if pattern in run_on_cuda:
+                continue  # another CPU result of a construction already run as CUDA measured it
+            results = on_cuda_of.get(pattern, [{}])
+            if pattern in on_cuda_of:
+                run_on_cuda.add(pattern)
+            cuda_runs += [(s, set(r.get(cfg, items))) for r in results for cfg, items in s["saved"].items()
+                          if consistent(s, cfg)]
         on_cuda = self._tally(cuda_runs)
         out = []
         for item in sorted(set(found) | set(on_cuda)):

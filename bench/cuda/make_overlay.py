@@ -4,9 +4,10 @@ measured on a GPU machine (`table_diff.py`: the table generated on CPU and on CU
     python bench/cuda/make_overlay.py [bench/cuda/results/h200_run7/results7.tar.gz]
 
 For each `nn.Module` whose saves differ, each measured construction (its parameters, inputs, outputs, training)
-and each requires-grad configuration keep what CUDA saves that CPU does not (`only.cuda`), what CPU saves that CUDA
-does not (`only.cpu`), and what CUDA keeps in every result (`cuda`: the construction as the CUDA table has it); for each op (function or method), each sample pattern measured on both devices likewise, with the
-dtype it was measured in (`dtype`: CUDA picks other kernels by dtype, so the analysis trusts an op's difference
+whose saves differ keeps what CUDA saves in each of its results, per requires-grad configuration (`cuda`: the
+construction as the CUDA table has it). For each op (function or method), each sample pattern measured on both
+devices keeps what CUDA saves that CPU does not (`only.cuda`) and what CPU saves that CUDA does not (`only.cpu`),
+with the dtype it was measured in (`dtype`: CUDA picks other kernels by dtype, so the analysis trusts an op's difference
 fully only when it was measured in float32, the dtype of code that does not choose one). The analysis adds those
 saves to the CPU table's, marked with their device, so `check --device` can report a hazard that exists on one
 device only. Nothing here is typed by hand: rerun this script on the diff of a new GPU run.
@@ -45,42 +46,12 @@ def read_diff(source: Path) -> tuple[dict, str, dict]:
     return diff, env, dtypes
 
 
-def _saved_of(sample: dict) -> dict:
-    """`sample["saved"]` ({config: {"only_a", "only_b"}}); for a pattern whose measured results differ in number
-    between the devices (the CPU's float32 and float64 LSTM keep different tensors, CUDA's the same), the items
-    each device saves in some result against the other's."""
+def _results(sample: dict, side: str) -> list[dict]:
+    """{config: sorted items} of each result the pattern has on one side ("a": CPU, "b": CUDA): one for a pattern
+    measured alike in every dtype, several where dtypes take other kernels (the CPU's float32 and float64 LSTM)."""
     if "saved" in sample:
-        return sample["saved"]
-    union: dict[str, dict[str, set]] = {"a": {}, "b": {}}
-    for side in ("a", "b"):
-        for result in sample.get(side, ()):
-            for cfg, items in result.get("saved", {}).items():
-                union[side].setdefault(cfg, set()).update(items)
-    return {cfg: {"only_a": union["a"].get(cfg, set()) - union["b"].get(cfg, set()),
-                  "only_b": union["b"].get(cfg, set()) - union["a"].get(cfg, set())}
-            for cfg in set(union["a"]) | set(union["b"])}
-
-
-def _cuda_saves(sample: dict) -> dict:
-    """{config: what CUDA keeps in every result of the pattern}: the pattern as the CUDA table has it."""
-    if "saved" in sample:
-        return {cfg: sorted(s["b"]) for cfg, s in sorted(sample["saved"].items())}
-    every: dict[str, set] = {}
-    for result in sample.get("b", ()):
-        for cfg, items in result.get("saved", {}).items():
-            every[cfg] = every[cfg] & set(items) if cfg in every else set(items)
-    return {cfg: sorted(items) for cfg, items in sorted(every.items())}
-
-
-def _cpu_saves(sample: dict) -> dict:
-    """{config: what the CPU keeps in every result of the pattern}."""
-    if "saved" in sample:
-        return {cfg: sorted(s["a"]) for cfg, s in sorted(sample["saved"].items())}
-    every: dict[str, set] = {}
-    for result in sample.get("a", ()):
-        for cfg, items in result.get("saved", {}).items():
-            every[cfg] = every[cfg] & set(items) if cfg in every else set(items)
-    return {cfg: sorted(items) for cfg, items in sorted(every.items())}
+        return [{cfg: sorted(s[side]) for cfg, s in sorted(sample["saved"].items())}]
+    return [{cfg: sorted(items) for cfg, items in sorted(r.get("saved", {}).items())} for r in sample.get(side, ())]
 
 
 def _only(saved: dict) -> dict:
@@ -113,12 +84,11 @@ def overlay(diff: dict, source: str, gpu: str, dtypes: dict | None = None) -> di
     for name, entry in sorted(diff["modules"].items()):
         samples = []
         for sample in entry["samples"]:
-            only = _only(_saved_of(sample))
-            cuda = _cuda_saves(sample)
-            # `cuda`: the pattern as CUDA has it, also where the CPU keeps an item in some of its results only (its
-            # float32 and float64 kernels differ) and CUDA in all: certain there, uncertain on the CPU.
-            if only or cuda != _cpu_saves(sample):
-                samples.append({**sample["pattern"], "only": only, "cuda": cuda})
+            # The construction as CUDA measured it, result by result, wherever that differs from the CPU's results
+            # (also where only how often an item is kept differs: certain on one device, not on the other).
+            cuda = _results(sample, "b")
+            if cuda != _results(sample, "a"):
+                samples.append({**sample["pattern"], "cuda": cuda})
         if samples:
             modules[name] = {"samples": samples}
     return {
