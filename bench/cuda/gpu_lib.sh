@@ -1,6 +1,11 @@
 # Shared by the one-call GPU scripts (run_gpu_4.sh, run_gpu_7.sh): the python that holds torch, the carried wheels,
 # and pieces run in the background under `timeout`, each ending by $DEADLINE seconds after $T0.
-# Source it after setting OUT, DEADLINE, R (the results folder) and T0=$(date +%s).
+# Source it after setting OUT, DEADLINE, R (the results folder) and LOG (the log's name under $OUT): it empties $R,
+# sends all further output to $OUT/$LOG too, and starts the clock (T0).
+mkdir -p "$OUT"
+rm -rf "$R"; mkdir -p "$R"
+exec > >(tee "$OUT/$LOG") 2>&1
+T0=$(date +%s)
 now() { date +%s; }
 elapsed() { echo $(( $(now) - T0 )); }
 stamp() { echo "[$(elapsed)s] $*"; }

@@ -27,11 +27,8 @@ set -u
 : "${DEADLINE:=395}"          # seconds after the start by which every piece has ended
 : "${R:=/tmp/results4}"
 DRY=${DRY:-}
-mkdir -p "$OUT"
-rm -rf "$R"; mkdir -p "$R"
-exec > >(tee "$OUT/run4.log") 2>&1
-T0=$(date +%s)
-. bench/cuda/gpu_lib.sh
+LOG=run4.log
+. bench/cuda/gpu_lib.sh  # a fresh $R, the output also in $OUT/$LOG, T0
 setup_python
 
 if [ -n "$DRY" ]; then NT=1; else NT=2; fi

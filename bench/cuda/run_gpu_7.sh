@@ -20,11 +20,8 @@ set -u
 : "${DEADLINE:=420}"
 : "${R:=/tmp/results7}"
 DRY=${DRY:-}
-mkdir -p "$OUT"
-rm -rf "$R"; mkdir -p "$R"
-exec > >(tee "$OUT/run7.log") 2>&1
-T0=$(date +%s)
-. bench/cuda/gpu_lib.sh
+LOG=run7.log
+. bench/cuda/gpu_lib.sh  # a fresh $R, the output also in $OUT/$LOG, T0
 setup_python
 export OMP_NUM_THREADS=2 MKL_NUM_THREADS=2   # many processes side by side on 16 cores
 : > "$R/pieces.txt"
