@@ -131,8 +131,7 @@ def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain"
     """Run `text` as a script (seeded, on `device`, what it prints captured) and take the state it leaves and what
     it printed; never raises. `mode` as `run_side`'s, of those that need no inputs."""
     side = Side()
-    wrap = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors,
-            "saved_copies": saved_tensor_copies}.get(mode, contextlib.nullcontext)
+    wrap = _WRAPS.get(mode, contextlib.nullcontext)
     if mode not in ("plain", "saved_copies", "allow_mutation", "leaf_updates"):
         side.error, side.stage = f"not for a whole script: {mode}", "call"
         return side
@@ -279,6 +278,12 @@ def saved_tensor_copies():
     return torch.autograd.graph.saved_tensors_hooks(_copy_saved, _as_saved)
 
 
+#: The context each run mode runs the entry (or the script) in. With copies of its parameters, the program's other
+#: writes to saved tensors mean what they do with private copies.
+_WRAPS = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors, "saved_copies": saved_tensor_copies,
+          "copy_parameters": saved_tensor_copies}
+
+
 @contextlib.contextmanager
 def parameter_copies(args: list):
     """While entered, each parameter that requires grad of the `nn.Module`s among `args` is replaced in its module
@@ -328,10 +333,7 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
     except (AttributeError, ImportError) as e:
         side.error, side.stage = f"no {job['entry']!r} in the module ({one_line(e)})", "import"
         return side
-    # With copies of its parameters, the program's other writes to saved tensors mean what they do with private
-    # copies.
-    wrap = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors,
-            "saved_copies": saved_tensor_copies, "copy_parameters": saved_tensor_copies}.get(mode, contextlib.nullcontext)
+    wrap = _WRAPS.get(mode, contextlib.nullcontext)
     try:
         with on_device(device), wrap():
             side.stage = "inputs"
