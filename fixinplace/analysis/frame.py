@@ -2,8 +2,8 @@
 
 `Frame` is one abstract function activation; `join_values`/`join_envs` say what a name holds where two paths meet;
 the limits bound the work per file; `Evaluator` is what op and call handling (the calls/ package, moves.py) may ask
-of the interpreter. interpreter.py builds on this module and on calls/; calls/ and moves.py use only this module
-and values.py, so the import graph has no cycle.
+of the interpreter. interpreter.py builds on this module and on calls/; calls/ and moves.py use only this module,
+values.py and summaries.py (which uses values.py only), so the import graph has no cycle.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from fixinplace.analysis.report import Reporter
+from fixinplace.analysis.summaries import CallMemo
 from fixinplace.analysis.values import (
     UNKNOWN,
     ClassValue,
@@ -121,6 +122,8 @@ class Evaluator(Protocol):
     unresolved_method_modes: dict[str, set]  # method name -> grad modes of calls whose receiver is not known
     report: Reporter
     loading: list  # the project modules whose top level is running (innermost last)
+    defined: list[FunctionValue]  # every function definition run, in order
+    memo: CallMemo  # summaries of calls per calling context
 
     @property
     def current_statement(self) -> ast.stmt | None: ...

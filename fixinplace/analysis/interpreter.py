@@ -26,6 +26,7 @@ from fixinplace.analysis.frame import (
     join_values,
 )
 from fixinplace.analysis.report import Reporter, shorten
+from fixinplace.analysis.summaries import CallMemo
 from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
@@ -176,6 +177,7 @@ class Interpreter:
         self.module_names: dict[int, str] = {}  # id of a project module's scope -> its `__name__`
         self._resolving: set[int] = set()  # ids of the LazyImports being resolved
         self._dependencies: set | None = None  # the project files this file's analysis may load
+        self.memo = CallMemo()  # summaries of the calls run so far, per calling context
 
     # ----------------------------------------------------------------------------------------------- driver
     def run(self) -> None:
@@ -499,6 +501,7 @@ class Interpreter:
         Python would reject, gives the library name)."""
         if lazy.resolved is not None:
             return lazy.resolved
+        self.memo.impure()  # loads a module: what a later call can load depends on it
         if id(lazy) in self._resolving:
             return lazy.fallback
         self._resolving.add(id(lazy))
@@ -901,7 +904,13 @@ class Interpreter:
         return ScalarValue(kind="str")
 
     def expr_Name(self, node: ast.Name, frame: Frame) -> Value:
-        value = frame.lookup(node.id)
+        name = node.id
+        env = frame.env
+        if name in env:
+            return env[name]
+        value = frame.globals.get(name)
+        if self.memo.recording:
+            self.memo.read(frame.globals, name, value)
         if value is not None:
             return value
         if node.id == "__name__":

@@ -55,7 +55,10 @@ class DispatchMixin:
         if isinstance(base, QualName):
             return QualName(f"{base.name}.{attr}")
         if isinstance(base, ModuleNamespace):
-            return base.env.get(attr, UNKNOWN)
+            found = base.env.get(attr)
+            if self.interp.memo.recording:
+                self.interp.memo.read(base.env, attr, found)
+            return found if found is not None else UNKNOWN
         if isinstance(base, TensorValue):
             return self.tensor_attribute(base, attr, node)
         if isinstance(base, ModuleValue):
@@ -83,6 +86,8 @@ class DispatchMixin:
             return MethodRef(base, attr)
         if isinstance(base, ClassValue):
             found = self.interp.lookup_class_attr(base, attr)
+            if self.interp.memo.recording:
+                self.interp.memo.read_fixed(found)  # class attributes are set once, by the class body
             if isinstance(found, FunctionValue) and found.kind == "classmethod":
                 return BoundMethod(base, found)
             return found if found is not None else UNKNOWN

@@ -17,6 +17,7 @@ from fixinplace.analysis.values import (
 )
 
 from fixinplace.analysis.frame import MAX_CONSTRUCT_DEPTH, STEP_BUDGET, Frame, join_values
+from fixinplace.analysis.summaries import context_key, summarisable
 
 
 class InliningMixin:
@@ -32,6 +33,8 @@ class InliningMixin:
         depth_limit = max(frame.depth_limit, MAX_CONSTRUCT_DEPTH) if constructing else frame.depth_limit
         if frame.depth >= depth_limit or fn_node in interp.call_stack or interp.steps > STEP_BUDGET:
             # Not run here: when it runs on its own, it runs in the grad mode its callers call it in.
+            if frame.depth < depth_limit and interp.memo.recording:
+                interp.memo.refused(interp.call_stack.index(fn_node) if fn_node in interp.call_stack else None)
             interp.uninlined_grad_modes.setdefault(id(fn_node), set()).add(frame.grad_mode)
             extra = [self_value] if isinstance(self_value, TensorValue) else []
             return self.generic_op(fn.qualname, extra + list(args), kwargs, node, frame, is_tensor=None)
@@ -44,7 +47,38 @@ class InliningMixin:
                           path=frame.path, function=frame.function, unknown_context=frame.unknown_context,
                           depth=frame.depth + 1, loop_tags=frame.loop_tags, depth_limit=depth_limit)
             return interp.eval(fn_node.body, inner)
-        env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=self._unknown_spread(node, frame))
+        spread = self._unknown_spread(node, frame)
+        key = None
+        if self_value is None and not constructing and summarisable(fn):
+            context = context_key(args, kwargs)
+            if context is not None:
+                key = (id(fn), spread, frame.grad_mode, frame.allow_mutation, frame.unknown_context,
+                       frame.mutates_on_request, frame.depth, frame.depth_limit, bool(frame.path),
+                       bool(frame.loop_tags), interp.loading[-1] if interp.loading else None, context)
+                summary = interp.memo.lookup(key, STEP_BUDGET - interp.steps)
+                if summary is not None:
+                    interp.steps += summary.steps
+                    interp.defined.extend(summary.defined)
+                    return interp.memo.result(summary, args, kwargs)
+                passed_args, passed_kwargs = list(args), dict(kwargs)
+                recording = interp.memo.start(interp.steps, len(interp.defined), len(interp.call_stack))
+        try:
+            result = self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread)
+        except BaseException:
+            if key is not None:
+                interp.memo.recording.pop()
+            raise
+        if key is not None:
+            interp.memo.finish(recording, key, (fn, *passed_args, *passed_kwargs.values()), passed_args,
+                               passed_kwargs, result, interp.steps, interp.defined)
+        return result
+
+    def _run_function(self, fn: FunctionValue, args: list, kwargs: dict, frame: Frame, self_value: Value | None,
+                      depth_limit: int, spread: bool) -> Value:
+        """Run a function's body inlined, with its arguments bound; what it returns (joined over its returns)."""
+        interp = self.interp
+        fn_node = fn.node
+        env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=spread)
         inner = Frame(
             env=env, globals=fn.env,
             grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,

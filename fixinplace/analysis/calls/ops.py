@@ -121,6 +121,7 @@ class TensorOpsMixin:
 
         `operand` is the saved input's expression inside the op; `clonable` says that `.clone()` there (on the
         op's output for an output save) would be exact; `device`: the op saves it on that device only."""
+        self.interp.memo.impure()
         saves = []
         operand_span = self.report.span(operand) if operand is not None else None
         elements: dict[int, tuple] = {}  # a list or tuple argument written out: each tensor's own element
@@ -145,6 +146,7 @@ class TensorOpsMixin:
     def record_write(self, frame: Frame, value: Value, site: Site, label: str, *, silent: bool = False,
                      leaf_check: bool = True, certain: bool = True) -> None:
         """An in-place write to `value`: the leaf check, then a version bump on every group it may be."""
+        self.interp.memo.impure()
         if not isinstance(value, TensorValue) or value.is_tensor is False:
             return
         self.write_sites[id(site)] = site
@@ -207,6 +209,7 @@ class TensorOpsMixin:
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:
         """A backward through `value`: every save it needs must still be at its saved version."""
+        self.interp.memo.impure()
         where = self.report.file_of(node)
         if where and not implicit:  # a backward in another file of the project: its line is there
             label = f"{label} ({where}:{getattr(node, 'lineno', '?')})"
