@@ -1,8 +1,9 @@
 """Call summaries per calling context (`fixinplace.analysis.summaries`): a call whose context was seen before is
 answered from its summary instead of being run again, and a summary is never used where running the call would
 give something else: when a global it read was rebound, when a dict it read was changed, when the call changed its
-own argument. Each program's label is measured by running it under torch; `check` must agree, and the diagnostics
-of the bundled fixtures are the same with summaries on and off."""
+own argument. Nor where the call reads a default list it changes, or a dict imported from another project file that was
+changed. Each program's label is measured by running it under torch; `check` must agree, and the diagnostics of
+the bundled fixtures are the same with summaries on and off."""
 
 from __future__ import annotations
 
@@ -53,7 +54,20 @@ PROGRAMS = {
         'a = torch.randn(3, requires_grad=True)\nfirst = {"inplace": False}\nenable(first)\n'
         'second = {"inplace": False}\nenable(second)\nact(a, second).sum().backward()\n',
         True),
+    "default_list_changed": (
+        "def calls_so_far(seen=[]):\n    seen.append(1)\n    return len(seen)\n\n\n"
+        "def inplace_wanted():\n    return calls_so_far() > 1\n" + ACT,
+        "a = torch.randn(3, requires_grad=True)\nact(a).sum().backward()\nact(a).sum().backward()\n",
+        True),
+    "imported_dict_changed": (
+        "from settings import OPTIONS\n\n\ndef inplace_wanted():\n    return OPTIONS[\"inplace\"]\n" + ACT,
+        'a = torch.randn(3, requires_grad=True)\nact(a).sum().backward()\nact(a).sum().backward()\n'
+        'OPTIONS["inplace"] = True\nact(a).sum().backward()\n',
+        True),
 }
+
+# The project module `imported_dict_changed` imports.
+SETTINGS = 'OPTIONS = {"inplace": False}\n'
 
 
 def _program(name: str) -> str:
@@ -70,6 +84,7 @@ def _write_line(text: str) -> int:
 def measured(tmp_path_factory) -> tuple[Path, dict]:
     """The programs' folder and whether each one, run as a script, raises the in-place error."""
     folder = tmp_path_factory.mktemp("summaries")
+    (folder / "settings.py").write_text(SETTINGS, encoding="utf-8")
     raises = {}
     for name in PROGRAMS:
         (folder / f"{name}.py").write_text(_program(name), encoding="utf-8")

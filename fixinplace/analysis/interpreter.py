@@ -500,6 +500,8 @@ class Interpreter:
         """The value a project import stands for, loading its module on first use (a cycle of re-exports, which
         Python would reject, gives the library name)."""
         if lazy.resolved is not None:
+            if self.memo.recording:
+                self.memo.read_resolved(lazy.resolved)
             return lazy.resolved
         self.memo.impure()  # loads a module: what a later call can load depends on it
         if id(lazy) in self._resolving:

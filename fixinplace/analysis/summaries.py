@@ -1,8 +1,9 @@
 """Summaries of function calls, kept per calling context: a call whose context was seen before is not run again.
 
 A call of a file-defined function is summarised when its run had no effect the analysis tracks outside the call:
-it wrote, saved and reported nothing, loaded no module, read no mutable value from outside (a global list, a
-tensor, an instance) and changed none of its arguments. Such a call is a function of its *context*: the callee,
+it saved and reported nothing, wrote only tensors it made itself, loaded no module, read no mutable value from
+outside (a tensor, an instance, a default list; a global list or dict is checked to keep its content) and changed
+none of its arguments. Such a call is a function of its *context*: the callee,
 the abstraction of its arguments (constants, kinds of values, the functions and classes passed), the grad mode
 and the limits that decide what it may inline. Its summary is what it returned, the globals it read (checked to
 still hold the same values before a summary is used), the statements it ran (the per-file budget is charged
@@ -192,6 +193,12 @@ class CallMemo:
         for rec in self.recording:
             rec.reads.append(entry)
 
+    def read_resolved(self, value: Value) -> None:
+        """What a project import stands for, read from outside the running call (it stays what it was resolved
+        to; a list or dict must also keep its content)."""
+        if self.recording and not isinstance(value, _SHARED):
+            self.read({"": value}, "", value)
+
     def read_fixed(self, value: Value | None) -> None:
         """A value read from outside the running call that nothing rebinds (a class attribute)."""
         if self.recording and value is not None and not isinstance(value, _SHARED):
@@ -232,7 +239,6 @@ class CallMemo:
                steps: int, defined: list) -> None:
         """Keep the summary of a recorded call (`args`, `kwargs`: as passed, before the call bound them), when
         nothing made it impure and its arguments did not change."""
-        self.recording.pop()
         if rec.impure or context_key(args, kwargs) != key[-1]:
             return
         if any(context_key([value], {}) != before for _, _, value, before in rec.containers):

@@ -48,30 +48,44 @@ class InliningMixin:
                           depth=frame.depth + 1, loop_tags=frame.loop_tags, depth_limit=depth_limit)
             return interp.eval(fn_node.body, inner)
         spread = self._unknown_spread(node, frame)
-        key = None
-        if self_value is None and not constructing and summarisable(fn):
-            context = context_key(args, kwargs)
-            if context is not None:
-                key = (id(fn), spread, frame.grad_mode, frame.allow_mutation, frame.unknown_context,
-                       frame.mutates_on_request, frame.depth, frame.depth_limit, bool(frame.path),
-                       bool(frame.loop_tags), interp.loading[-1] if interp.loading else None, context)
-                summary = interp.memo.lookup(key, STEP_BUDGET - interp.steps)
-                if summary is not None:
-                    interp.steps += summary.steps
-                    interp.defined.extend(summary.defined)
-                    return interp.memo.result(summary, args, kwargs)
-                passed_args, passed_kwargs = list(args), dict(kwargs)
-                recording = interp.memo.start(interp.steps, len(interp.defined), len(interp.call_stack))
+        key = self.summary_key(fn, spread, args, kwargs, frame) if self_value is None and not constructing else None
+        if key is None:
+            return self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread)
+        summary = self.use_summary(key, args, kwargs)
+        if summary is not None:
+            return summary
+        passed_args, passed_kwargs = list(args), dict(kwargs)
+        recording = interp.memo.start(interp.steps, len(interp.defined), len(interp.call_stack))
         try:
             result = self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread)
-        except BaseException:
-            if key is not None:
-                interp.memo.recording.pop()
-            raise
-        if key is not None:
-            interp.memo.finish(recording, key, (fn, *passed_args, *passed_kwargs.values()), passed_args,
-                               passed_kwargs, result, interp.steps, interp.defined)
+        finally:
+            interp.memo.recording.remove(recording)
+        interp.memo.finish(recording, key, (fn, *passed_args, *passed_kwargs.values()), passed_args,
+                           passed_kwargs, result, interp.steps, interp.defined)
         return result
+
+    def summary_key(self, fn: FunctionValue, spread: bool, args: list, kwargs: dict, frame: Frame) -> tuple | None:
+        """The calling context of a call, or None when calls of `fn` are not summarised or one of its arguments
+        cannot be keyed."""
+        if not summarisable(fn):
+            return None
+        context = context_key(args, kwargs)
+        if context is None:
+            return None
+        return (id(fn), spread, frame.grad_mode, frame.allow_mutation, frame.unknown_context,
+                frame.mutates_on_request, frame.depth, frame.depth_limit, bool(frame.path), bool(frame.loop_tags),
+                self.interp.loading[-1] if self.interp.loading else None, context)
+
+    def use_summary(self, key: tuple, args: list, kwargs: dict) -> Value | None:
+        """What a call in a context already summarised returns (its statements charged to the file's budget, its
+        functions registered), or None when there is no summary that still holds."""
+        interp = self.interp
+        summary = interp.memo.lookup(key, STEP_BUDGET - interp.steps)
+        if summary is None:
+            return None
+        interp.steps += summary.steps
+        interp.defined.extend(summary.defined)
+        return interp.memo.result(summary, args, kwargs)
 
     def _run_function(self, fn: FunctionValue, args: list, kwargs: dict, frame: Frame, self_value: Value | None,
                       depth_limit: int, spread: bool) -> Value:
@@ -146,11 +160,11 @@ class InliningMixin:
             env[spec.kwarg.arg] = UNKNOWN if spread else DictValue(dict(kwargs))
         return env
 
-    @staticmethod
-    def _default(fn: FunctionValue, position: int, keyword: bool = False) -> Value:
+    def _default(self, fn: FunctionValue, position: int, keyword: bool = False) -> Value:
         """A parameter's default: its value where the function was defined (a literal when that was not run)."""
         values = fn.kw_defaults if keyword else fn.defaults
         if position < len(values) and values[position] is not None:
+            self.interp.memo.read_fixed(values[position])  # a default list is one object every call shares
             return values[position]
         nodes = fn.node.args.kw_defaults if keyword else fn.node.args.defaults
         node = nodes[position] if position < len(nodes) else None

@@ -145,8 +145,9 @@ class TensorOpsMixin:
 
     def record_write(self, frame: Frame, value: Value, site: Site, label: str, *, silent: bool = False,
                      leaf_check: bool = True, certain: bool = True) -> None:
-        """An in-place write to `value`: the leaf check, then a version bump on every group it may be."""
-        self.interp.memo.impure()
+        """An in-place write to `value`: the leaf check, then a version bump on every group it may be.
+
+        (A call being summarised can write only tensors it made itself, which its summary does not return.)"""
         if not isinstance(value, TensorValue) or value.is_tensor is False:
             return
         self.write_sites[id(site)] = site
@@ -180,6 +181,7 @@ class TensorOpsMixin:
                 site.facts["after_backward"] = True
         if leaf_check and not silent and frame.grad_mode is not False:
             if value.leaf_rg is True:
+                self.interp.memo.impure()  # a report names the statements around the call
                 why = value.group.origin_detail or "a leaf that requires grad"
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True,
                                  stmts=tuple(self.interp.statements), view=value.view, created=value.group.created,

@@ -25,7 +25,6 @@ class SitesMixin:
         (value, expression node or None) pairs: with them the site records the facts the fix stage plans from
         (`fixinplace.facts.WriteFacts`); `info` adds further fields of that record (index_kind, module_ctor, ...).
         """
-        self.interp.memo.impure()
         key = (id(node), form, info.get("module_ctor"))  # each module of a Sequential writes at its own site
         site = self._sites.get(key)
         if site is None:
