@@ -74,10 +74,11 @@ class _Argument(typer.core.TyperArgument):
     def display_type_rich(self, ctx):  # noqa: D102 - the type is in the help text
         return None
 
-    def _usage_display_name(self) -> str:
-        name = self.display_name_raw
-        name = name if self.required else f"[{name}]"
-        return name + ("..." if self.nargs != 1 else "")
+    def make_metavar(self, ctx=None, *, usage: bool = False) -> str:  # noqa: D102 - as in the docstring
+        name = self.metavar or (self.name or "").upper()
+        if usage and not self.required:
+            name = f"[{name}]"
+        return name + ("..." if usage and self.nargs != 1 else "")
 
 
 class _Command(typer.core.TyperCommand):

@@ -37,7 +37,6 @@ import lsprotocol.types, pygls.lsp.server  # noqa: F401
 import codemods  # noqa: F401
 import fixinplace.fix.checked  # noqa: F401
 import fixinplace.cli, fixinplace.lsp.server, fixinplace.analysis.interpreter  # noqa: F401,E401
-import typer._adapters  # noqa: F401 - typer imports it (and pydantic) at the first parse
 
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 listener.bind(sys.argv[1])

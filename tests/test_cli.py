@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from clirun import cli
+from clirun import child_env, cli
 
 from fixinplace import __version__
 
@@ -231,3 +231,16 @@ def test_console_script_installed():
         pytest.skip("the package is not installed in this environment (pip install -e '.[test]')")
     proc = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout == f"fixinplace {__version__}\n"
+
+
+def test_a_check_imports_neither_pydantic_nor_libcst(tmp_path: Path) -> None:
+    """A fresh `fixinplace check` of a file without findings imports only what it needs: not pydantic (typer 0.29
+    builds pydantic adapters at its first parse, 0.2 s on every command; pyproject.toml keeps typer below it), not
+    LibCST (only a fixable finding needs the fix stage), not torch."""
+    (tmp_path / "clean.py").write_text("x = 1\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "fixinplace", "check", "clean.py", "--no-cache"],
+                          capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "typer" in imported and "fixinplace.engine" in imported
+    assert not {"pydantic", "libcst", "torch"} & imported, sorted({"pydantic", "libcst", "torch"} & imported)

@@ -156,8 +156,8 @@ def test_exit_does_not_wait_for_a_running_analysis(server: RawServer, tmp_path: 
 
 @pytest.mark.parametrize("args", [["lsp"], ["lsp", "--stdio"]])
 def test_the_editors_command_starts_the_server_without_the_command_line_parser(tmp_path: Path, args: list[str]):
-    # A fresh interpreter, as an editor starts it: typer (and the pydantic adapters of its first parse) would add a
-    # quarter of a second to every start. The input ends at once: the server ends as a killed client leaves it.
+    # A fresh interpreter, as an editor starts it: the command line (typer) would add a tenth of a second to every
+    # start. The input ends at once: the server ends as a killed client leaves it.
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "fixinplace", *args], input="",
                           capture_output=True, text=True, cwd=tmp_path, env=child_env(), timeout=120)
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}

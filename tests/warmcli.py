@@ -2,9 +2,8 @@
 
 Most of the suite's time was children starting: each `check` with fixable marks and each `fix` imports LibCST
 (0.5 s) before doing 0.1 s of work. A warm server, one per test process, imports the heavy modules that read no
-environment at import (LibCST, the codemods, the fix stage, the analysis, the command line and typer's
-parameter adapters with pydantic) and forks a child per command: the child takes the
-command's working directory, environment, argv and standard streams, runs the `fixinplace` module as `-m` does, and
+environment at import (LibCST, the codemods, the fix stage, the analysis and the command line) and forks a child
+per command: the child takes the command's working directory, environment, argv and standard streams, runs the `fixinplace` module as `-m` does, and
 exits with its status. It is a real process running the real command line; only the import of LibCST is shared.
 
 `trace` commands go to a second server that has also imported torch (the traced program runs in the command's
@@ -36,7 +35,6 @@ import fixinplace.fix.checked  # noqa: F401
 import fixinplace.cli, fixinplace.engine, fixinplace.analysis.components  # noqa: F401,E401 - read no environment at import
 import fixinplace.analysis.interpreter, fixinplace.output.text, fixinplace.discovery, fixinplace.fixable  # noqa: F401,E401
 import importlib.metadata  # noqa: F401 - the version lookup
-import typer._adapters  # noqa: F401 - typer imports it (and pydantic) at the first parse
 if sys.argv[1:] == ["torch"]:
     import torch  # noqa: F401 - for `trace`, which runs the program (and torch) in its own process
 
