@@ -131,3 +131,16 @@ def test_the_cpu_labels_are_what_torch_does(folder: Path):
     names = ("sequence_step", "cell_step", "linear_step", "lstm_step")
     assert raises_inplace_error(folder, {name: ("program.py", f"{name}()") for name in names}) == {
         "sequence_step": False, "cell_step": False, "linear_step": True, "lstm_step": True}
+
+
+def test_a_chain_of_in_place_calls_is_named_on_every_device(tmp_path: Path):
+    # The LSTM's output written by `out.mul_(2).add_(1)`: one diagnostic naming both ops, whether the hazard is
+    # reported as one (any, cuda: an error) or per device (cpu: a warning); the float32 program raises here.
+    chained = PROGRAM.replace("out.mul_(2)\n    out.sum()", "out.mul_(2).add_(1)\n    out.sum()")
+    (tmp_path / "program.py").write_text(chained, encoding="utf-8")
+    assert raises_inplace_error(tmp_path, {"lstm": ("program.py", "lstm_step()")}) == {"lstm": True}
+    for device, severity in (("any", "error"), ("cuda", "error"), ("cpu", "warning")):
+        found = [h for h in hazards(tmp_path, "--device", device) if h[0] == 31]
+        assert [(code, sev) for _, code, sev, _ in found] == [("FIP101", severity)], (device, found)
+        assert found[0][3].startswith(
+            "in-place writes to `out` (`mul_`, then `add_`): `out` was saved by `LSTM`"), found

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 
 from fixinplace.analysis.values import Save, Site, Write
@@ -53,10 +52,11 @@ class _Pending:
     severity: Severity
     message: str
     related: tuple
+    subject: str = ""  # the written expression when the message reads "in-place write to `subject`..."
     saves: dict = field(default_factory=dict)  # (line, column, op, role) -> (Save, backward line)
     device: str | None = None  # the one device every hazard found at the write exists on; None: every device
-    # The most severe (severity, message, related) per device the hazards exist on (None: every device): a write
-    # that is an error on CUDA and a warning on the CPU is reported once for each.
+    # The most severe (severity, message, related, subject) per device the hazards exist on (None: every device):
+    # a write that is an error on CUDA and a warning on the CPU is reported once for each.
     by_device: dict = field(default_factory=dict)
 
 
@@ -127,11 +127,12 @@ class Reporter:
 
     # ------------------------------------------------------------------------------------------ emit
     def add(self, site: Site, code: str, severity: Severity, message: str, related=(),
-            save: tuple | None = None, stmts: tuple = (), paths: tuple = ()) -> None:
+            save: tuple | None = None, stmts: tuple = (), paths: tuple = (), subject: str = "") -> None:
         """Record one diagnostic at a write site (the most severe one per site and code wins); `save` is a
-        (Save, backward line, move facts) the write invalidated. A write in another project file, run by a call
-        of this file (`stmts`: the statements being run, outermost first), is reported at that call; when one
-        of `paths` (of the write, and of the save it changed) passes a branch of that file whose condition the
+        (Save, backward line, move facts) the write invalidated; `subject`: the written expression, when the
+        message starts "in-place write to `subject`" (a chain of in-place calls names its ops after it). A write
+        in another project file, run by a call of this file (`stmts`: the statements being run, outermost first),
+        is reported at that call; when one of `paths` (of the write, and of the save it changed) passes a branch of that file whose condition the
         call's arguments leave undecided, the call runs it only maybe: a warning that names the condition."""
         entry = self._foreign_entry(site.node)
         if entry is not None:
@@ -154,20 +155,22 @@ class Reporter:
             site = self._call_sites.setdefault(id(call), Site(node=call, form="call", op=site.op,
                                                               text=self._line_text(call)))
             save = None  # the fix stage rewrites this file only
+            subject = ""
         key = (id(site), code)
         pending = self.found.get(key)
         device = save[0].device if save is not None else None
         if pending is None:
-            pending = self.found[key] = _Pending(site, code, severity, message, tuple(related), device=device)
+            pending = self.found[key] = _Pending(site, code, severity, message, tuple(related), subject, device=device)
         elif severity.rank > pending.severity.rank or (
                 severity.rank == pending.severity.rank and pending.device is not None and device is None):
             # The most severe message; of equally severe ones, one of a hazard on every device.
             pending.severity, pending.message, pending.related = severity, message, tuple(related)
+            pending.subject = subject
         if pending.device != device:
             pending.device = None
         best = pending.by_device.get(device)
         if best is None or severity.rank > best[0].rank:
-            pending.by_device[device] = (severity, message, tuple(related))
+            pending.by_device[device] = (severity, message, tuple(related), subject)
         if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
             pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
@@ -250,7 +253,8 @@ class Reporter:
             code = SAVED_TENSOR_MUTATED.code
         severity = Severity.ERROR if certain else Severity.WARNING
         self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}),
-                 stmts=write.stmts, paths=(write.path, save.path))
+                 stmts=write.stmts, paths=(write.path, save.path),
+                 subject=written if message.startswith("in-place write to") else "")
 
     def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = (), view: bool = False,
              created: tuple[int, int] | None = None, path: tuple = ()) -> None:
@@ -271,7 +275,7 @@ class Reporter:
             )
         related = (Related(created[0], created[1], "the leaf tensor is created here"),) if created else ()
         self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message, related,
-                 stmts=stmts, paths=(path,))
+                 stmts=stmts, paths=(path,), subject=label)
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
         """Info diagnostics for write sites that got no hazard."""
@@ -302,14 +306,15 @@ class Reporter:
             if links == []:
                 continue  # a later link of a chain of in-place calls: reported with its first link
             line, col, end_line, end_col = self.span(pending.site.node)
-            message = pending.message
+            ops = ""
             if links:
                 # One diagnostic for `x.sub_(m).div_(s)`, spanning the chain and naming each op.
                 _, _, end_line, end_col = self.span(links[-1].node)
                 ops = ", then ".join(f"`{site.op}`" for site in [pending.site, *links])
-                message = re.sub(r"^in-place write to (`[^`]*`)", rf"in-place writes to \1 ({ops})", message, count=1)
             facts = self.facts(pending)
-            for severity, text, related, device in self._per_device(pending, message):
+            for severity, text, related, device, subject in self._per_device(pending):
+                if ops and subject and text.startswith(f"in-place write to `{subject}`"):
+                    text = f"in-place writes to `{subject}` ({ops})" + text[len(f"in-place write to `{subject}`"):]
                 out.append(Diagnostic(
                     path=self.path, line=line, column=col, end_line=end_line, end_column=end_col, code=pending.code,
                     severity=severity, message=text, related=related, facts=facts, device=device,
@@ -317,18 +322,18 @@ class Reporter:
         return sorted(out, key=lambda d: (d.line, d.column, d.code, d.device or ""))
 
     @staticmethod
-    def _per_device(pending: _Pending, message: str) -> list[tuple]:
-        """(severity, message, related, device) of each diagnostic for one write: one when the hazard is as severe
-        on every device it exists on; else one per device with what is most severe there (an `nn.LSTM` output
-        write: certain on CUDA, whose cuDNN kernel always keeps it, dtype-dependent on the CPU)."""
+    def _per_device(pending: _Pending) -> list[tuple]:
+        """(severity, message, related, device, subject) of each diagnostic for one write: one when the hazard is
+        as severe on every device it exists on; else one per device with what is most severe there (an `nn.LSTM`
+        output write: certain on CUDA, whose cuDNN kernel always keeps it, dtype-dependent on the CPU)."""
         def most_severe(device: str) -> tuple | None:
             found = [pending.by_device[d] for d in (None, device) if d in pending.by_device]
             return max(found, key=lambda f: f[0].rank) if found else None  # max keeps the first (None) on ties
 
         cpu, cuda = most_severe("cpu"), most_severe("cuda")
         if cpu is None or cuda is None or cpu[0].rank == cuda[0].rank:
-            return [(pending.severity, message, pending.related, pending.device)]
-        return [(severity, text, related, device) for device, (severity, text, related) in
+            return [(pending.severity, pending.message, pending.related, pending.device, pending.subject)]
+        return [(severity, text, related, device, subject) for device, (severity, text, related, subject) in
                 (("cpu", cpu), ("cuda", cuda))]
 
     def _chains(self) -> dict[tuple[int, str], list[Site]]:
