@@ -210,8 +210,10 @@ class Reporter:
         at = f" at line {backward_line}" if backward_line else ""
         where = f"{save.file}:{save.line}" if save.file else f"line {save.line}"
         on = {"cuda": " on CUDA", "cpu": " on the CPU"}.get(save.device or "", "")
+        # A warning names what the save waits for, when that is the fact the file does not show.
+        when = f" {save.condition}" if save.condition and not certain else ""
         save_text = (f"`{saved}` was saved by `{save.op}` at {where} ({save.op} saves {describe_role(save)} for "
-                     f"backward{on})")
+                     f"backward{on}{when})")
         related = () if save.file else (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
         if write.silent:
             if write.via == "numpy":

@@ -116,11 +116,13 @@ class TensorOpsMixin:
         return frozenset().union(*[t.graph for t in tensors]) | self.leaf_uses(tensors)
 
     def record_save(self, frame: Frame, value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
-                    operand: ast.AST | None = None, clonable: bool = False, device: str | None = None) -> list[Save]:
+                    operand: ast.AST | None = None, clonable: bool = False, device: str | None = None,
+                    condition: str = "") -> list[Save]:
         """Autograd saves `value` (every group it may be) at the groups' current versions.
 
         `operand` is the saved input's expression inside the op; `clonable` says that `.clone()` there (on the
-        op's output for an output save) would be exact; `device`: the op saves it on that device only."""
+        op's output for an output save) would be exact; `device`: the op saves it on that device only;
+        `condition`: what an uncertain save waits for."""
         self.interp.memo.impure()
         saves = []
         operand_span = self.report.span(operand) if operand is not None else None
@@ -137,7 +139,7 @@ class TensorOpsMixin:
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
                     label=tensor.label, line=line, column=col, file=self.report.file_of(node),
                     certain=certain and group_certain and tensor.is_tensor is True,
-                    end_line=end_line, end_column=end_col, operand=span, device=device,
+                    end_line=end_line, end_column=end_col, operand=span, device=device, condition=condition,
                     clonable=clonable and tensor.is_tensor is True and (
                         span is not None if operand is not None else isinstance(value, TensorValue)),
                 ))
@@ -239,6 +241,20 @@ class TensorOpsMixin:
                     if set(save.path) <= set(frame.path):
                         self.consumed.add(save)
 
+    @staticmethod
+    def _save_condition(rg_out: Tri, tensors: list[TensorValue], frame: Frame) -> str:
+        """The fact an op's save waits for, when it is one the file does not show: grad mode where the code
+        runs, or whether an input of unknown provenance requires grad (a save of the op's other operand
+        happens only then: `targets * gain` keeps `gain` when `targets` requires grad)."""
+        facts = []
+        if frame.grad_mode is None:
+            facts.append("grad mode is on")
+        unknown = [t for t in tensors if t.rg is None]
+        if rg_out is None and unknown:
+            names = " or ".join(f"`{t.label if len(t.label) <= 30 else t.label[:27] + '...'}`" for t in unknown[:2])
+            facts.append(f"{names} requires grad")
+        return f"when {' and '.join(facts)}, which this file does not show" if facts else ""
+
     def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: Frame, *,
                  result_is_tensor: Tri = True, inplace_target: TensorValue | None = None,
                  arg_nodes: list | None = None) -> Value:
@@ -305,7 +321,8 @@ class TensorOpsMixin:
                 operand, clonable = self._save_site(saved.item, node, arg_nodes, len(outputs), view,
                                                     inplace_target is not None)
                 new_saves += self.record_save(frame, target, op, role, node, certain, operand=operand,
-                                              clonable=clonable, device=saved.device)
+                                              clonable=clonable, device=saved.device,
+                                              condition="" if certain else self._save_condition(rg_out, tensors, frame))
         else:
             for target in [t for t in tensors if t.is_tensor is True] + outputs:
                 role = "output" if target in outputs else f"input `{target.label}`"
