@@ -34,6 +34,15 @@ def saved_remedy(save: Save, written: str) -> str:
     return f"Write `{written}` out of place instead (into a new tensor), or {keep}"
 
 
+def waits_for(save: Save) -> str:
+    """What an uncertain save waits for that the file does not show, as a warning names it (" when grad mode is
+    on and `targets` requires grad, which this file does not show"), or ""."""
+    facts = ["grad mode is on"] if save.grad_mode_unknown else []
+    if save.inputs_unknown:
+        facts.append(" or ".join(f"`{shorten(label, 30)}`" for label in save.inputs_unknown) + " requires grad")
+    return f" when {' and '.join(facts)}, which this file does not show" if facts else ""
+
+
 def describe_role(save: Save) -> str:
     """`exp saves its output`, `pow saves its input`, `batch_norm saves its running_mean`."""
     if save.role == "output":
@@ -132,8 +141,9 @@ class Reporter:
         (Save, backward line, move facts) the write invalidated; `subject`: the written expression, when the
         message starts "in-place write to `subject`" (a chain of in-place calls names its ops after it). A write
         in another project file, run by a call of this file (`stmts`: the statements being run, outermost first),
-        is reported at that call; when one of `paths` (of the write, and of the save it changed) passes a branch of that file whose condition the
-        call's arguments leave undecided, the call runs it only maybe: a warning that names the condition."""
+        is reported at that call; when one of `paths` (of the write, and of the save it changed) passes a branch
+        of that file whose condition the call's arguments leave undecided, the call runs it only maybe: a warning
+        that names the condition."""
         entry = self._foreign_entry(site.node)
         if entry is not None:
             call = next((s for s in reversed(stmts) if self._foreign_entry(s) is None), None)
@@ -204,14 +214,14 @@ class Reporter:
         site = write.site
         saved = save.group.label
         written = write.label
+        subject = ""
         # `.data` and `.numpy()` share the storage only: that is why no version check catches the write.
         shared = "storage (not its version counter)" if write.silent else "storage and version counter"
         via = "" if written == saved else f" (it shares `{saved}`'s {shared})"
         at = f" at line {backward_line}" if backward_line else ""
         where = f"{save.file}:{save.line}" if save.file else f"line {save.line}"
         on = {"cuda": " on CUDA", "cpu": " on the CPU"}.get(save.device or "", "")
-        # A warning names what the save waits for, when that is the fact the file does not show.
-        when = f" {save.condition}" if save.condition and not certain else ""
+        when = "" if certain else waits_for(save)
         save_text = (f"`{saved}` was saved by `{save.op}` at {where} ({save.op} saves {describe_role(save)} for "
                      f"backward{on}{when})")
         related = () if save.file else (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
@@ -248,6 +258,7 @@ class Reporter:
             condition = site.info.get("module_condition")
             when = f"; it writes only when its {condition}, not known here, is not 0" if condition else ""
             by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line}{when})" if ctor else ""
+            subject = written  # the message names the write first: a chain of in-place calls is named after it
             message = (
                 f"in-place write to `{written}`{via}{by}: {save_text}; writing it in place makes the backward of "
                 f"{backward_label}{at} fail (\"modified by an inplace operation\"). {saved_remedy(save, written)}"
@@ -255,8 +266,7 @@ class Reporter:
             code = SAVED_TENSOR_MUTATED.code
         severity = Severity.ERROR if certain else Severity.WARNING
         self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}),
-                 stmts=write.stmts, paths=(write.path, save.path),
-                 subject=written if message.startswith("in-place write to") else "")
+                 stmts=write.stmts, paths=(write.path, save.path), subject=subject)
 
     def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = (), view: bool = False,
              created: tuple[int, int] | None = None, path: tuple = ()) -> None:
@@ -315,8 +325,9 @@ class Reporter:
                 ops = ", then ".join(f"`{site.op}`" for site in [pending.site, *links])
             facts = self.facts(pending)
             for severity, text, related, device, subject in self._per_device(pending):
-                if ops and subject and text.startswith(f"in-place write to `{subject}`"):
-                    text = f"in-place writes to `{subject}` ({ops})" + text[len(f"in-place write to `{subject}`"):]
+                prefix = f"in-place write to `{subject}`"
+                if ops and subject and text.startswith(prefix):
+                    text = f"in-place writes to `{subject}` ({ops})" + text[len(prefix):]
                 out.append(Diagnostic(
                     path=self.path, line=line, column=col, end_line=end_line, end_column=end_col, code=pending.code,
                     severity=severity, message=text, related=related, facts=facts, device=device,

@@ -75,6 +75,14 @@ def value_key(value: Value, depth: int = 0) -> tuple:
     raise _NotKeyable
 
 
+def _content_key(value: Value) -> tuple | None:
+    """The key of one list's or dict's content, or None when it holds what cannot be keyed."""
+    try:
+        return value_key(value)
+    except _NotKeyable:
+        return None
+
+
 def context_key(args: list, kwargs: dict) -> tuple | None:
     """The arguments' part of a calling context, or None when one of them cannot be keyed."""
     try:
@@ -137,27 +145,29 @@ def _made(template, args: list, kwargs: dict) -> Value:
     return DictValue({k: _made(t, args, kwargs) for k, t in template[1]})
 
 
-@dataclass
+@dataclass(eq=False)
 class Summary:
     """What one call in one context did that a later call in the same context must repeat."""
 
     result: tuple  # the result's template (see `_template`)
-    reads: list  # (scope, name, value): the outside names the call read, and what they held
-    containers: list  # (scope, name, list or dict, its key): the outside lists and dicts it read, and their content
+    reads: dict  # (id of scope, name) -> (scope, name, value): the outside names the call read, and what they held
+    # (id of scope, name) -> (scope or None, name, list or dict, its key): the outside lists and dicts it read, and
+    # their content (scope None: the value of a project import, which stays what it was resolved to)
+    containers: dict
     steps: int  # statements run (charged to the file's budget again on each use)
     defined: list  # functions it defined, in order (registered again on each use)
     keep: tuple  # the callee and the argument objects whose ids are in the key (kept alive)
 
 
-@dataclass
+@dataclass(eq=False)
 class _Recording:
-    """A call being run whose summary is still possible."""
+    """A call being run whose summary is still possible (what it read: as in `Summary`, the first value kept)."""
 
     start_steps: int
     start_defined: int
     start_stack: int  # functions running when the call started
-    reads: list = field(default_factory=list)
-    containers: list = field(default_factory=list)
+    reads: dict = field(default_factory=dict)
+    containers: dict = field(default_factory=dict)
     impure: bool = False
 
 
@@ -181,23 +191,28 @@ class CallMemo:
         if not self.recording:
             return
         if value is not None and not isinstance(value, _SHARED):
-            key = context_key([value], {}) if isinstance(value, (SeqValue, DictValue)) else None
-            if key is None:
-                self.impure()
-                return
-            container = (scope, name, value, key)
-            for rec in self.recording:
-                rec.containers.append(container)
+            self._read_container((id(scope), name), scope, name, value)
             return
         entry = (scope, name, value)
         for rec in self.recording:
-            rec.reads.append(entry)
+            rec.reads.setdefault((id(scope), name), entry)
 
     def read_resolved(self, value: Value) -> None:
         """What a project import stands for, read from outside the running call (it stays what it was resolved
         to; a list or dict must also keep its content)."""
         if self.recording and not isinstance(value, _SHARED):
-            self.read({"": value}, "", value)
+            self._read_container((None, id(value)), None, "", value)
+
+    def _read_container(self, where: tuple, scope, name: str, value: Value) -> None:
+        """A list or dict read from outside: a summary holds while it keeps its content (anything else read from
+        outside makes the calls being recorded impure)."""
+        key = _content_key(value) if isinstance(value, (SeqValue, DictValue)) else None
+        if key is None:
+            self.impure()
+            return
+        entry = (scope, name, value, key)
+        for rec in self.recording:
+            rec.containers.setdefault(where, entry)
 
     def read_fixed(self, value: Value | None) -> None:
         """A value read from outside the running call that nothing rebinds (a class attribute)."""
@@ -209,15 +224,17 @@ class CallMemo:
         summary = self.summaries.get(key)
         if summary is None or summary.steps > steps_left:
             return None
-        for scope, name, value in summary.reads:
+        for scope, name, value in summary.reads.values():
             if scope.get(name) is not value:
                 return None
-        for scope, name, value, key in summary.containers:
-            if scope.get(name) is not value or context_key([value], {}) != key:
+        for scope, name, value, key in summary.containers.values():
+            if (scope is not None and scope.get(name) is not value) or _content_key(value) != key:
                 return None
         for rec in self.recording:  # the calls around this one depend on what it read
-            rec.reads.extend(summary.reads)
-            rec.containers.extend(summary.containers)
+            for where, entry in summary.reads.items():
+                rec.reads.setdefault(where, entry)
+            for where, entry in summary.containers.items():
+                rec.containers.setdefault(where, entry)
         self.uses += 1
         return summary
 
@@ -230,10 +247,15 @@ class CallMemo:
                 rec.impure = True
 
     def start(self, steps: int, defined: int, stack: int) -> _Recording:
+        """Record the call starting now (`stop` ends it, `finish` keeps its summary)."""
         rec = _Recording(steps, defined, stack)
         self.recording.append(rec)
         self.runs += 1
         return rec
+
+    def stop(self) -> None:
+        """The innermost call being recorded has returned (or raised)."""
+        self.recording.pop()
 
     def finish(self, rec: _Recording, key: tuple, keep: tuple, args: list, kwargs: dict, result: Value,
                steps: int, defined: list) -> None:
@@ -241,7 +263,7 @@ class CallMemo:
         nothing made it impure and its arguments did not change."""
         if rec.impure or context_key(args, kwargs) != key[-1]:
             return
-        if any(context_key([value], {}) != before for _, _, value, before in rec.containers):
+        if any(_content_key(value) != before for _, _, value, before in rec.containers.values()):
             return  # it changed a list or dict it read from outside
         positions: dict[int, tuple] = {}
         older: set[int] = set()
@@ -251,7 +273,7 @@ class CallMemo:
         for name, arg in kwargs.items():
             positions.setdefault(id(arg), ("kw", name))
             _objects_in(arg, older)
-        for _, _, value, _ in rec.containers:
+        for _, _, value, _ in rec.containers.values():
             _objects_in(value, older)
         template = _template(result, positions, older)
         if template is None:

@@ -117,7 +117,10 @@ class Save:
     clonable: bool = False  # `.clone()` at the save is exact (see `fixinplace.facts.SavedBy.clonable`)
     file: str = ""  # the project file the op is in, when not the checked file ("" for the checked file)
     device: str | None = None  # the op saves it on this device only ("cuda": a cuDNN kernel); None: on every one
-    condition: str = ""  # an uncertain save: the one fact it waits for ("when `x` requires grad"), where known
+    # An uncertain save: the facts it waits for that the file does not show (grad mode where the op runs; the
+    # inputs whose requires-grad is unknown and decides it). `report.py` words them.
+    grad_mode_unknown: bool = False
+    inputs_unknown: tuple = ()
 
 
 @dataclass(eq=False, slots=True)

@@ -51,15 +51,15 @@ class InliningMixin:
         key = self.summary_key(fn, spread, args, kwargs, frame) if self_value is None and not constructing else None
         if key is None:
             return self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread)
-        summary = self.use_summary(key, args, kwargs)
-        if summary is not None:
-            return summary
+        summarised = self.use_summary(key, args, kwargs)
+        if summarised is not None:
+            return summarised
         passed_args, passed_kwargs = list(args), dict(kwargs)
         recording = interp.memo.start(interp.steps, len(interp.defined), len(interp.call_stack))
         try:
             result = self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread)
         finally:
-            interp.memo.recording.remove(recording)
+            interp.memo.stop()
         interp.memo.finish(recording, key, (fn, *passed_args, *passed_kwargs.values()), passed_args,
                            passed_kwargs, result, interp.steps, interp.defined)
         return result

@@ -117,12 +117,12 @@ class TensorOpsMixin:
 
     def record_save(self, frame: Frame, value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
                     operand: ast.AST | None = None, clonable: bool = False, device: str | None = None,
-                    condition: str = "") -> list[Save]:
+                    waits_for: tuple = (False, ())) -> list[Save]:
         """Autograd saves `value` (every group it may be) at the groups' current versions.
 
         `operand` is the saved input's expression inside the op; `clonable` says that `.clone()` there (on the
         op's output for an output save) would be exact; `device`: the op saves it on that device only;
-        `condition`: what an uncertain save waits for."""
+        `waits_for`: what an uncertain save waits for (`_waits_for`)."""
         self.interp.memo.impure()
         saves = []
         operand_span = self.report.span(operand) if operand is not None else None
@@ -139,7 +139,8 @@ class TensorOpsMixin:
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
                     label=tensor.label, line=line, column=col, file=self.report.file_of(node),
                     certain=certain and group_certain and tensor.is_tensor is True,
-                    end_line=end_line, end_column=end_col, operand=span, device=device, condition=condition,
+                    end_line=end_line, end_column=end_col, operand=span, device=device,
+                    grad_mode_unknown=waits_for[0], inputs_unknown=waits_for[1],
                     clonable=clonable and tensor.is_tensor is True and (
                         span is not None if operand is not None else isinstance(value, TensorValue)),
                 ))
@@ -242,18 +243,12 @@ class TensorOpsMixin:
                         self.consumed.add(save)
 
     @staticmethod
-    def _save_condition(rg_out: Tri, tensors: list[TensorValue], frame: Frame) -> str:
-        """The fact an op's save waits for, when it is one the file does not show: grad mode where the code
-        runs, or whether an input of unknown provenance requires grad (a save of the op's other operand
+    def _waits_for(rg_out: Tri, tensors: list[TensorValue], frame: Frame) -> tuple[bool, tuple]:
+        """What an op's uncertain saves wait for that the file does not show: whether grad mode is on where the
+        code runs, and whether the inputs of unknown provenance require grad (a save of the op's other operand
         happens only then: `targets * gain` keeps `gain` when `targets` requires grad)."""
-        facts = []
-        if frame.grad_mode is None:
-            facts.append("grad mode is on")
-        unknown = [t for t in tensors if t.rg is None]
-        if rg_out is None and unknown:
-            names = " or ".join(f"`{t.label if len(t.label) <= 30 else t.label[:27] + '...'}`" for t in unknown[:2])
-            facts.append(f"{names} requires grad")
-        return f"when {' and '.join(facts)}, which this file does not show" if facts else ""
+        unknown = tuple(t.label for t in tensors if t.rg is None)[:2] if rg_out is None else ()
+        return frame.grad_mode is None, unknown
 
     def apply_op(self, entry, op: str, args: list, kwargs: dict, node: ast.AST, frame: Frame, *,
                  result_is_tensor: Tri = True, inplace_target: TensorValue | None = None,
@@ -305,6 +300,7 @@ class TensorOpsMixin:
                                 skip_self=inplace_target is not None)
         new_saves: list[Save] = []
         if entry is not None:
+            waits_for = self._waits_for(rg_out, tensors, frame)
             for saved in entry.saves(facts, kwfacts):
                 target = self._saved_value(saved.item, args, kwargs, outputs)
                 if target is None or (inplace_target is not None and saved.item == "input:0"):
@@ -322,7 +318,7 @@ class TensorOpsMixin:
                                                     inplace_target is not None)
                 new_saves += self.record_save(frame, target, op, role, node, certain, operand=operand,
                                               clonable=clonable, device=saved.device,
-                                              condition="" if certain else self._save_condition(rg_out, tensors, frame))
+                                              waits_for=(False, ()) if certain else waits_for)
         else:
             for target in [t for t in tensors if t.is_tensor is True] + outputs:
                 role = "output" if target in outputs else f"input `{target.label}`"
