@@ -427,6 +427,16 @@ class OpEntry:
             return self.view
         return "always" if vs == {True} else "never" if vs == {False} else "sometimes"
 
+    def identity_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> bool:
+        """Whether every sample that looks like this call returned its first input itself when that input already
+        had the result's dtype (`x.float()`, `x.to(dtype)`; not `x.to(dtype, copy=True)`)."""
+        facts = self._caller(args, kwargs)
+        matching, exact = self._select(facts)
+        # Samples passing exactly what the call passes: `x.float()`, not a sample's `memory_format=`.
+        same = [v for v in matching if set(self._variant_info(v)[0]) == set(facts)] if exact else []
+        matching = same or matching
+        return bool(matching) and all(v.get("identity") for v in matching)
+
     def dtype_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> str | None:
         """Like ``dtype`` but over the samples that look like this call (``softmax(x, 1)`` keeps x's dtype,
         ``softmax(x, 1, dtype=...)`` does not); no matching sample: ``dtype``."""

@@ -106,6 +106,8 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
          "outputs": 1,                  # number of tensors in the result
          "dtype": "input"}],            # the result's dtype: input (that of the floating-point inputs), a
                                         # dtype name (bool, int64, ...), or null (no floating-point input)
+                                        # "identity": true: run again with its first input already of the
+                                        # result's dtype, it returned that input itself (x.float(), x.to(...))
        "dtype": "input"}},              # over the variants: the one they agree on, or sometimes
      "functions": {"torch.mul": {"op": "torch.mul", "signature": [...], "inplace_param": false,
                                  "keywords": {...}, "defaults": {...}, "required": [...]}},
@@ -332,6 +334,21 @@ def _dtype_relation(fn: Callable, args: Sequence, kwargs: Mapping, output: Any) 
     return "sometimes"
 
 
+def _returns_input(fn: Callable, args: Sequence, kwargs: Mapping, output: Any) -> bool:
+    """Whether the call returns its first argument itself (not a view, not a copy) once that argument already has
+    the output's dtype: `x.float()` of a float32 `x` is `x`, as are `x.to(x.dtype)`, `x.type_as(x)` and
+    `x.contiguous()` of a contiguous `x`, so a write to the result is a write to `x`."""
+    if not args or not isinstance(args[0], torch.Tensor) or not isinstance(output, torch.Tensor):
+        return False
+    first = args[0].detach().to(output.dtype).clone()  # a fresh, contiguous tensor of the output's dtype
+    _seed()
+    try:
+        again = fn(first, *args[1:], **kwargs)
+    except Exception:
+        return False
+    return again is first
+
+
 def _relation_of(values: Iterable[str | None]) -> str | None:
     """One relation for several measurements: the one they agree on, `sometimes` when they differ."""
     seen = {v for v in values if v is not None}
@@ -365,7 +382,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
     slots += [(k, kwargs[k]) for k in sorted(kwargs)]
     grad_slots = [key for key, v in slots if any(_grad_able(t) for t in _tensors_in(v))]
     saved_by_cfg: dict[str, list[str]] = {}
-    state = {"view": False, "differentiable": False, "outputs": 0, "dtype": None, "writes": []}
+    state = {"view": False, "differentiable": False, "outputs": 0, "dtype": None, "writes": [], "identity": False}
 
     def run(cfg: tuple[bool, ...]) -> bool:
         rg = dict(zip(grad_slots, cfg))
@@ -391,6 +408,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
         state["outputs"] = max(state["outputs"], len(outputs))
         if not any(cfg) and outputs:
             state["dtype"] = _dtype_relation(fn, call_args, call_kwargs, outputs[0])
+            state["identity"] = _returns_input(fn, call_args, call_kwargs, out)
         # view: an output shares the version counter of an input
         if any(_probe(candidates, outputs)):
             state["view"] = True
@@ -433,6 +451,8 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
         if _cfg_key(cfg) not in saved_by_cfg and not run(cfg):
             counters.bump("configs_failed")
     extra = {"writes": state["writes"]} if state["writes"] else {}
+    if state["identity"]:
+        extra["identity"] = True
     # A sequence of one tensor and one of several can keep different things (`einsum("i->", [a])` keeps nothing,
     # `einsum("ij,jk->ik", [a, b])` keeps both): recorded per sequence argument, one or several.
     lengths = {key: min(len(_tensors_in(v)), 2) for key, v in slots if _kind(v) == "L"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from fixinplace.analysis.values import SCALAR, UNKNOWN, QualName, TensorValue, Tri, Value, tri_or
+from fixinplace.analysis.values import SCALAR, UNKNOWN, QualName, ScalarValue, TensorValue, Tri, Value, tri_or
 
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import MAYBE_ALIAS_METHODS, const_bool
@@ -68,6 +68,15 @@ class TensorMethodsMixin:
             return SCALAR
         if name in MAYBE_ALIAS_METHODS:
             entry = self.table.method(name) if self.table else None
+            same = self._same_tensor(t, entry, name, args, kwargs)
+            if same is True:
+                return t
+            if same is False:  # a conversion to another dtype: a new tensor, whose backward goes through `t`
+                copy = self.fresh_tensor(node, t.rg if frame.grad_mode is not False else False, self.text(node),
+                                         graph=t.graph, is_tensor=t.is_tensor)
+                copy.leaf_rg = False
+                copy.dtype = self._wanted_dtype(t, name, args, kwargs)
+                return copy
             if entry is not None and name not in ("to", "type", "contiguous"):
                 return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
                                      arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
@@ -89,6 +98,27 @@ class TensorMethodsMixin:
             t.is_tensor = True  # a Tensor method was called on it: evidence that it is a tensor
         return self.apply_op(entry, name, [t, *args], kwargs, node, frame,
                              arg_nodes=self.arg_nodes(node, [t, *args], receiver=True))
+
+    def _same_tensor(self, t: TensorValue, entry, name: str, args: list, kwargs: dict) -> Tri:
+        """Whether a conversion returns `t` itself (True) or a new tensor (False), for a call the table measured
+        returning its input when nothing changes: True when `t`'s dtype is known and is the one asked for, False
+        when both are known and differ; None when either is not known, or a device may be named (`x.to(device)`
+        copies when the device differs, which the analysis cannot tell)."""
+        if entry is None or t.dtype is None or not hasattr(entry, "identity_for"):
+            return None
+        if "device" in kwargs or any(isinstance(value, ScalarValue) for value in args):
+            return None  # a device (or a string naming one) may be given: a copy when it differs
+        wanted = self._wanted_dtype(t, name, args, kwargs)
+        if wanted is None or not entry.identity_for([self.fact(a) for a in [t, *args]],
+                                                    {k: self.fact(v) for k, v in kwargs.items()}):
+            return None
+        return wanted == t.dtype
+
+    def _wanted_dtype(self, t: TensorValue, name: str, args: list, kwargs: dict) -> str | None:
+        """The dtype a conversion asks for (`x.double()`: float64; `x.type_as(y)`: y's), when known."""
+        if name == "type_as":
+            return args[0].dtype if args and isinstance(args[0], TensorValue) else None
+        return dtypes.CONVERSIONS.get(name) or self._converted_dtype(t, name, args, kwargs)
 
     @staticmethod
     def _converted_dtype(t: TensorValue, name: str, args: list, kwargs: dict) -> str | None:
