@@ -163,6 +163,18 @@ PARAMETERS_UPDATED_BEFORE_BACKWARD = Rule(
         "loss_d.backward()\n"
         "opt_d.step()  # expect: FIP103\n"
         "loss_g.backward()\n",
+        "import torch\n"
+        "from torch import nn\n"
+        "D = nn.Linear(4, 1)\n"
+        "G = nn.Linear(2, 4)\n"
+        "opt_d = torch.optim.SGD(D.parameters(), lr=0.1)\n"
+        "scaler = torch.amp.GradScaler(\"cpu\")  # mixed precision: the same order matters\n"
+        "fake = G(torch.randn(8, 2))\n"
+        "loss_d = D(fake.detach()).mean()\n"
+        "loss_g = -D(fake).mean()\n"
+        "scaler.scale(loss_d).backward()\n"
+        "scaler.step(opt_d)  # expect: FIP103\n"
+        "scaler.scale(loss_g).backward()\n",
     ),
     clean=(
         "import torch\n"

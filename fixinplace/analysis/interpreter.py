@@ -17,6 +17,7 @@ from typing import Any
 
 from fixinplace.analysis import calls, project
 from fixinplace.analysis.callers import runs_own_backward
+from fixinplace.analysis.calls.frameworks import entry_grad_mode
 from fixinplace.analysis.frame import (
     MAX_CONSTRUCT_DEPTH,
     MAX_LOOP_PASSES,
@@ -28,6 +29,7 @@ from fixinplace.analysis.frame import (
 from fixinplace.analysis.report import Reporter, shorten
 from fixinplace.analysis.summaries import CallMemo
 from fixinplace.analysis.values import (
+    CONTAINER_ATTR,
     SCALAR,
     UNKNOWN,
     AllowMutationCtx,
@@ -272,6 +274,9 @@ class Interpreter:
         # of a graph it builds itself (that backward only works with grad mode on); unknown for anything else
         # nobody here calls.
         default_grad: Tri = True if node.name in ("forward", "__call__") or runs_own_backward(node) else None
+        framework_grad = entry_grad_mode(node.name, owner)  # Lightning's step hooks
+        if framework_grad is not None:
+            default_grad = framework_grad
         if self.uninlined_grad_modes.get(id(node)) == {False}:
             default_grad = False  # every call the file makes of it runs with grad mode off (an optimizer's step)
         elif (default_grad is None and owner is not None and id(node) not in self.uninlined_grad_modes
@@ -749,6 +754,8 @@ class Interpreter:
             return list(iterable.items)
         if isinstance(iterable, ParamsValue):
             return list(iterable.params)
+        if isinstance(iterable, InstanceValue):  # `for layer in self:` in a subclass of nn.Sequential
+            iterable = iterable.attrs.get(CONTAINER_ATTR, iterable)
         if isinstance(iterable, ModuleValue) and iterable.kind in ("Sequential", "ModuleList"):
             return list(iterable.children)
         return None

@@ -58,6 +58,8 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
         return {}
     end = b_index
     while end + 1 < len(block) and _is_step(block[end + 1]):
+        if write.site.form == "optimizer" and _call_name(block[end + 1]) == "update":
+            break  # a moved `scaler.step(opt)` stays before `scaler.update()`, which rescales for the next steps
         end += 1
     # A statement that binds what the backward or the steps read (`loss = criterion(model(x), y)`, whose forward
     # holds the write) builds the graph the backward needs: it cannot run after it.
@@ -93,9 +95,15 @@ def _mentions(stmt: ast.stmt, names: set[str]) -> bool:
 
 
 def _is_step(stmt: ast.stmt) -> bool:
-    """`opt.step()`, `scaler.step(opt)`, `scheduler.step()`: an update after the backward."""
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
-        and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in ("step", "update")
+    """`opt.step()`, `scaler.step(opt)`, `scheduler.step()`, `scaler.update()`: an update after the backward."""
+    return _call_name(stmt) in ("step", "update")
+
+
+def _call_name(stmt: ast.stmt) -> str | None:
+    """The method name of a statement that is one method call (`opt.step()`: "step")."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
+        return stmt.value.func.attr
+    return None
 
 
 def _restriction(parameters_of: Callable[[Value], list[TensorValue]], frame: Frame, write: Write, tensor: TensorValue,

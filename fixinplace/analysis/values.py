@@ -441,6 +441,15 @@ class OptimizerValue(Value):
 
 
 @dataclass(eq=False)
+class FrameworkValue(Value):
+    """An object of a training framework the analysis models by its import (`calls/frameworks.py`): AMP's
+    `GradScaler` ("grad_scaler") or Accelerate's `Accelerator` ("accelerator")."""
+
+    kind: str
+    label: str
+
+
+@dataclass(eq=False)
 class GradModeCtx(Value):
     """`torch.no_grad()`, `torch.enable_grad()`, `torch.inference_mode()`, `set_grad_enabled(b)`."""
 
@@ -476,6 +485,11 @@ class ClassValue(Value):
     bases: list
     attrs: dict  # class-level names: methods (FunctionValue) and constants
     is_module: bool  # subclasses torch.nn.Module
+
+
+# Where an instance of a class subclassing `nn.Sequential` / `nn.ModuleList` keeps the container its
+# `super().__init__(*layers)` built (not an identifier: no attribute of user code can clash with it).
+CONTAINER_ATTR = "<container>"
 
 
 @dataclass(eq=False)

@@ -129,6 +129,8 @@ def _rebindable(f: WriteFacts, dead_ok: bool = False) -> bool:
     """Whether rebinding the written name is a fix at all: the write goes to the name itself (not a view or an
     attribute of a Parameter), it is known to be a tensor, and something reads the name afterwards (`dead_ok`:
     or the write raises wherever it is reported, so that dropping its effect drops nothing that ever happened)."""
+    if f.root_kind == "element":  # `laterals[i - 1] += up`: the container holds the new tensor, and is read on
+        return f.target == f.root and f.target_is_tensor and f.form == "augassign"
     return ((f.target == f.root or f.chain) and f.target_is_tensor and (f.read_after or dead_ok)
             and f.root_kind in ("local", "argument", "global", "attribute")
             and not (f.root_kind == "attribute" and f.leaf_kind == "param"))
@@ -195,7 +197,7 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
         out += _without_grad(f)
         out += _clone_at_save(f)
         return out + _move_after_backward(f)
-    elif line is not None and _rebindable(f):
+    elif line is not None and _rebindable(f) and f.root_kind != "element":
         out += _out_of_place(f, line) + _setitem(f, line, style)
     clones = _clone_before(f, line) if f.form in ("method", "augassign", "setitem") and line is not None else []
     # A clone that may drop a write someone else sees comes after the exact clone where the op saves; so does a
@@ -207,6 +209,8 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
         # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
         out += _clone_at_save(f)
     out += [c for c in clones if c not in early]
+    if line is not None and _rebindable(f) and f.root_kind == "element":
+        out += _out_of_place(f, line)  # unsafe (another holder of the element's tensor): after the exact clones
     return out + _move_after_backward(f)
 
 

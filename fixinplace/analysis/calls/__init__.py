@@ -9,6 +9,7 @@
 - `indexing`: reading and writing `x[i]`;
 - `modules`: `torch.nn` modules, file-defined classes and `super()`;
 - `optimizers`: optimizer construction, `step()` and `zero_grad()`;
+- `frameworks`: AMP's GradScaler, Accelerate's Accelerator and Lightning's LightningModule;
 - `python_builtins`: Python builtins and dict methods;
 - `dispatch`: call expressions, dispatch on the callee, attributes;
 - `inlining`: inlining file-defined functions;
@@ -30,6 +31,7 @@ from fixinplace.analysis.calls.tensor_methods import TensorMethodsMixin
 from fixinplace.analysis.calls.indexing import IndexingMixin
 from fixinplace.analysis.calls.modules import ModulesMixin
 from fixinplace.analysis.calls.optimizers import OptimizersMixin
+from fixinplace.analysis.calls.frameworks import FrameworksMixin
 from fixinplace.analysis.calls.python_builtins import BuiltinsMixin
 from fixinplace.analysis.calls.dispatch import DispatchMixin
 from fixinplace.analysis.calls.inlining import InliningMixin
@@ -43,6 +45,7 @@ class CallHandler(
     IndexingMixin,
     ModulesMixin,
     OptimizersMixin,
+    FrameworksMixin,
     BuiltinsMixin,
     DispatchMixin,
     InliningMixin,

@@ -12,6 +12,7 @@ from fixinplace.analysis.values import (
     BoundMethod,
     ClassValue,
     DictValue,
+    FrameworkValue,
     FunctionValue,
     GradModeCtx,
     InstanceValue,
@@ -33,6 +34,7 @@ from fixinplace.analysis.values import (
 
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import const_bool
+from fixinplace.analysis.calls.frameworks import framework_object
 from fixinplace.analysis.calls.modules import SuperValue
 from fixinplace.analysis.frame import Frame
 
@@ -161,6 +163,9 @@ class DispatchMixin:
             return ctx
         if name in ALLOW_MUTATION:
             return AllowMutationCtx()
+        framework = framework_object(name)
+        if framework is not None:
+            return FrameworkValue(framework, f"<{name.rsplit('.', 1)[-1]}>")
         if name in PASSTHROUGH and args:
             return args[0]
         if name in ("torch.autograd.backward",):
@@ -304,7 +309,7 @@ class DispatchMixin:
     def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`receiver.name(...)` for any receiver."""
         if not isinstance(receiver, (TensorValue, ModuleValue, InstanceValue, OptimizerValue, SeqValue, DictValue,
-                                     SuperValue)) or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
+                                     SuperValue, FrameworkValue)) or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
             self.interp.unresolved_method_modes.setdefault(name, set()).add(frame.grad_mode)
         if isinstance(receiver, TensorValue):
             return self.tensor_method(receiver, name, args, kwargs, node, frame)
@@ -332,6 +337,8 @@ class DispatchMixin:
             return self.dict_method(receiver, name, args, node)
         if isinstance(receiver, SuperValue):
             return self.super_call(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, FrameworkValue):
+            return self.framework_method(receiver, name, args, kwargs, node, frame)
         if name == "step" and args and isinstance(args[0], OptimizerValue):  # scaler.step(optimizer)
             self.optimizer_step(args[0], node, frame)
             return SCALAR

@@ -6,9 +6,11 @@ from __future__ import annotations
 import ast
 
 from fixinplace.analysis.values import (
+    CONTAINER_ATTR,
     SCALAR,
     UNKNOWN,
     DictValue,
+    InstanceValue,
     ModuleValue,
     Save,
     ScalarValue,
@@ -105,7 +107,10 @@ class IndexingMixin:
         return isinstance(value, ScalarValue) and not value.is_str and not value.is_none
 
     def getitem(self, node: ast.Subscript, frame: Frame) -> Value:
-        base = self.interp.eval(node.value, frame)
+        return self.item_of(self.interp.eval(node.value, frame), node, frame)
+
+    def item_of(self, base: Value, node: ast.Subscript, frame: Frame) -> Value:
+        """`base[...]` for an already evaluated `base` (the `node.value` of the subscript)."""
         if isinstance(base, TensorValue) and base.is_tensor is None and self._str_index(node.slice, frame):
             return UNKNOWN  # `params["lr"]`: a mapping, not a tensor
         if isinstance(base, TensorValue):
@@ -136,6 +141,8 @@ class IndexingMixin:
             if part is not None:
                 return part
         constant = known_int(self.interp.eval(node.slice, frame))
+        if isinstance(base, InstanceValue):  # `self[0]` in a subclass of nn.Sequential
+            base = base.attrs.get(CONTAINER_ATTR, base)
         if isinstance(base, SeqValue) and base.item_at(constant) is not None:
             return base.item_at(constant)
         if isinstance(base, ModuleValue) and constant is not None \

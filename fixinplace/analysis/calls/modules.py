@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from fixinplace.analysis.values import (
+    CONTAINER_ATTR,
     SCALAR,
     UNKNOWN,
     ClassValue,
@@ -27,10 +28,19 @@ from fixinplace.analysis.values import (
 
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import const_bool
+from fixinplace.analysis.calls.frameworks import LIGHTNING_METHODS, is_lightning_class
 from fixinplace.analysis.frame import Frame
 from fixinplace.facts import Span
 
 MODULE_CONTAINERS = {"Sequential", "ModuleList"}
+
+
+def container_kind(base: Value) -> str | None:
+    """"Sequential" / "ModuleList" when a class base is that `torch.nn` container, else None."""
+    if isinstance(base, QualName) and base.name.startswith("torch.nn."):
+        last = base.name.rsplit(".", 1)[-1]
+        return last if last in MODULE_CONTAINERS else None
+    return None
 
 
 class ModulesMixin:
@@ -96,6 +106,9 @@ class ModulesMixin:
                 flag = next((const_bool(k.value) for k in node.keywords if k.arg == "inplace"), None)
                 if flag is None and node.args:
                     flag = const_bool(node.args[-1])
+                passed = module.constructor.get("inplace")  # `inplace=inplace`, `**params`: a known bool
+                if flag is None and isinstance(passed, ScalarValue) and passed.kind == "bool" and passed.known:
+                    flag = bool(passed.constant)
                 module.inplace = bool(flag)
         return module
 
@@ -111,6 +124,9 @@ class ModulesMixin:
 
     def module_method(self, module, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Methods of modules: parameters(), eval(), train(), to(), forward(), ..."""
+        if isinstance(module, InstanceValue) and name in LIGHTNING_METHODS and is_lightning_class(module.cls) \
+                and self.interp.lookup_class_attr(module.cls, name) is None:
+            return self.lightning_method(module, name, args, kwargs, node, frame)
         if name in ("parameters", "named_parameters"):
             return ParamsValue(self.parameters_of(module), f"the parameters of `{module.label}`")
         if name in ("eval", "train"):
@@ -336,11 +352,15 @@ class ModulesMixin:
         return result
 
     def call_instance(self, inst: InstanceValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
-        """`model(x)` for a file-defined class: runs its `forward` (or `__call__`)."""
+        """`model(x)` for a file-defined class: runs its `forward` (or `__call__`), else the `nn.Sequential` it
+        subclasses."""
         for name in ("forward", "__call__"):
             fn = self.interp.lookup_class_attr(inst.cls, name)
             if isinstance(fn, FunctionValue):
                 return self.call_function(fn, args, kwargs, node, frame, self_value=inst)
+        container = inst.attrs.get(CONTAINER_ATTR)
+        if isinstance(container, ModuleValue) and container.kind == "Sequential":
+            return self.call_module(container, args, kwargs, node, frame)
         params = self.parameters_of(inst)
         return self.generic_op(inst.cls.name, list(args) + params, kwargs, node, frame, is_tensor=None)
 
@@ -358,6 +378,12 @@ class ModulesMixin:
         owner = sup.owner
         if isinstance(inst, InstanceValue) and isinstance(owner, ClassValue):
             for base in owner.bases:
+                container = container_kind(base)
+                if name == "__init__" and container is not None:
+                    # `class MLP(nn.Sequential)` building its layers and passing them up: the instance holds
+                    # the container, which runs them in order when the class has no `forward` of its own.
+                    inst.attrs[CONTAINER_ATTR] = self.make_module(container, args, kwargs, node)
+                    return SCALAR
                 if isinstance(base, ClassValue):
                     fn = self.interp.lookup_class_attr(base, name)
                     if isinstance(fn, FunctionValue):

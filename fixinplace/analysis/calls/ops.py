@@ -9,6 +9,7 @@ import ast
 from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
+    DictValue,
     Group,
     LeafUse,
     ParamsValue,
@@ -476,8 +477,14 @@ class TensorOpsMixin:
         """`x op= y`: in place for tensors (`add_`...), a rebinding for Python numbers."""
         target = stmt.target
         name = BINOP_NAMES.get(type(stmt.op))
+        current: Value | None = None
         if isinstance(target, ast.Subscript):
             base = self.interp.eval(target.value, frame)
+            if isinstance(base, (SeqValue, DictValue)):
+                # `laterals[i - 1] += up`: Python reads the element and calls its `__iadd__`, which writes a tensor
+                # element in place (and stores it back where it was).
+                current = self.item_of(base, target, frame)
+        if isinstance(target, ast.Subscript) and current is None:
             rhs = self.interp.eval(stmt.value, frame)
             if isinstance(base, TensorValue) and base.is_tensor is not None:
                 kind = self.index_kind(target.slice, frame)
@@ -491,7 +498,7 @@ class TensorOpsMixin:
             else:
                 self.interp.eval(target.slice, frame)
             return
-        current = self.interp.eval(target, frame)
+        current = self.interp.eval(target, frame) if current is None else current
         rhs = self.interp.eval(stmt.value, frame)
         if isinstance(current, TensorValue) and name is not None and name != "matmul":
             op = AUGASSIGN_INPLACE[name]

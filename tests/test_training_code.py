@@ -1,0 +1,329 @@
+"""Structures of real training code (issue 26): a subclass of `nn.Sequential`, `inplace` passed through `**params`,
+conversions that return their input (`.float()` of a float32 tensor), an element of a Python list written with
+`+=`, AMP's `GradScaler`, Accelerate's `Accelerator` and Lightning's `LightningModule`.
+
+Each program's `main()` is run under torch: the hazardous ones raise "modified by an inplace operation", the safe
+ones run, and `check` agrees (an error, or nothing). Accelerate and Lightning are not installed here: the folder
+gets two small stand-in modules with the calls the programs use and what those calls do in the real packages
+(`accelerator.backward(loss)` is `loss.backward()`, `prepare` hands back its arguments, `self.optimizers()` the
+optimizers of `configure_optimizers()`), so that those programs are labelled by running too; the analysis never
+imports them."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from clirun import cli
+from labels import raises_inplace_error
+
+HEADER = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+"""
+
+STAND_INS = {
+    "accelerate.py": """
+        class Accelerator:
+            def prepare(self, *objects):
+                return objects[0] if len(objects) == 1 else objects
+
+            def backward(self, loss, **kwargs):
+                loss.backward(**kwargs)
+    """,
+    "lightning.py": """
+        import torch
+
+
+        class LightningModule(torch.nn.Module):
+            def optimizers(self):
+                optimizers = self.configure_optimizers()
+                return optimizers[0] if len(optimizers) == 1 else optimizers
+
+            def manual_backward(self, loss, **kwargs):
+                loss.backward(**kwargs)
+    """,
+}
+
+# The two models and optimizers of a GAN, as the body of `main()` in the programs below writes them.
+_GAN = textwrap.indent(textwrap.dedent("""
+    G = nn.Linear(4, 4)
+    D = nn.Linear(4, 1)
+    opt_g = torch.optim.SGD(G.parameters(), lr=0.1)
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+""").strip(), " " * 12).lstrip()
+
+# name -> (program defining main(), whether main() raises "modified by an inplace operation")
+PROGRAMS = {
+    "sequential_subclass": ("""
+        class Head(nn.Sequential):
+            def __init__(self):
+                super().__init__(nn.Linear(4, 4), nn.Sigmoid(), nn.ReLU(inplace=True))
+
+
+        def main():
+            Head()(torch.randn(3, 4)).sum().backward()
+    """, True),
+    "sequential_subclass_not_inplace": ("""
+        class Head(nn.Sequential):
+            def __init__(self):
+                super().__init__(nn.Linear(4, 4), nn.Sigmoid(), nn.ReLU())
+
+
+        def main():
+            Head()(torch.randn(3, 4)).sum().backward()
+    """, False),
+    "inplace_through_params": ("""
+        class MLP(nn.Sequential):
+            def __init__(self, sizes, activation_layer=nn.ReLU, inplace=None, dropout=0.0):
+                params = {} if inplace is None else {"inplace": inplace}
+                layers = []
+                for d_in, d_out in zip(sizes[:-2], sizes[1:-1]):
+                    layers.append(nn.Linear(d_in, d_out))
+                    layers.append(activation_layer(**params))
+                    layers.append(nn.Dropout(dropout, **params))
+                layers.append(nn.Linear(sizes[-2], sizes[-1]))
+                super().__init__(*layers)
+
+
+        def main():
+            MLP([4, 8, 8, 2], inplace=True, dropout=0.5)(torch.randn(3, 4)).sum().backward()
+    """, True),
+    "inplace_through_params_default": ("""
+        class MLP(nn.Sequential):
+            def __init__(self, sizes, activation_layer=nn.ReLU, inplace=None, dropout=0.0):
+                params = {} if inplace is None else {"inplace": inplace}
+                layers = []
+                for d_in, d_out in zip(sizes[:-2], sizes[1:-1]):
+                    layers.append(nn.Linear(d_in, d_out))
+                    layers.append(activation_layer(**params))
+                    layers.append(nn.Dropout(dropout, **params))
+                layers.append(nn.Linear(sizes[-2], sizes[-1]))
+                super().__init__(*layers)
+
+
+        def main():
+            MLP([4, 8, 8, 2], dropout=0.5)(torch.randn(3, 4)).sum().backward()
+    """, False),
+    "float_of_float32": ("""
+        def main():
+            w = torch.randn(4, 4, requires_grad=True)
+            logits = torch.randn(2, 4) @ w
+            squared = logits.pow(2)
+            out = logits.float()
+            out.mul_(2)
+            (squared.sum() + out.sum()).backward()
+    """, True),
+    "double_of_float32": ("""
+        def main():
+            w = torch.randn(4, 4, requires_grad=True)
+            logits = torch.randn(2, 4) @ w
+            squared = logits.pow(2)
+            out = logits.double()
+            out.mul_(2)
+            (squared.sum() + out.sum()).backward()
+    """, False),
+    "list_element_augassign": ("""
+        class FPN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lateral = nn.ModuleList([nn.Conv2d(4, 4, 1) for _ in range(3)])
+
+            def forward(self, feats):
+                laterals = [F.relu(conv(f), inplace=True) for conv, f in zip(self.lateral, feats)]
+                for i in range(len(laterals) - 1, 0, -1):
+                    laterals[i - 1] += F.interpolate(laterals[i], scale_factor=2.0)
+                return sum(lateral.sum() for lateral in laterals)
+
+
+        def main():
+            FPN()([torch.randn(1, 4, 8, 8), torch.randn(1, 4, 4, 4), torch.randn(1, 4, 2, 2)]).backward()
+    """, True),
+    "list_element_augassign_unsaved": ("""
+        class FPN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lateral = nn.ModuleList([nn.Conv2d(4, 4, 1) for _ in range(3)])
+
+            def forward(self, feats):
+                laterals = [conv(f) for conv, f in zip(self.lateral, feats)]
+                for i in range(len(laterals) - 1, 0, -1):
+                    laterals[i - 1] += F.interpolate(laterals[i], scale_factor=2.0)
+                return sum(lateral.sum() for lateral in laterals)
+
+
+        def main():
+            FPN()([torch.randn(1, 4, 8, 8), torch.randn(1, 4, 4, 4), torch.randn(1, 4, 2, 2)]).backward()
+    """, False),
+    "amp_step_before_backward": ("""
+        def main():
+            %s
+            scaler = torch.amp.GradScaler("cpu")
+            fake = G(torch.randn(2, 4))
+            d_loss = D(fake.detach()).mean()
+            g_loss = -D(fake).mean()
+            opt_d.zero_grad()
+            scaler.scale(d_loss).backward()
+            scaler.step(opt_d)
+            opt_g.zero_grad()
+            scaler.scale(g_loss).backward()
+            scaler.step(opt_g)
+            scaler.update()
+    """ % _GAN, True),
+    "amp_ordered": ("""
+        def main():
+            %s
+            scaler = torch.amp.GradScaler("cpu")
+            fake = G(torch.randn(2, 4))
+            opt_d.zero_grad()
+            scaler.scale(D(fake.detach()).mean()).backward()
+            scaler.step(opt_d)
+            opt_g.zero_grad()
+            scaler.scale(-D(fake).mean()).backward()
+            scaler.step(opt_g)
+            scaler.update()
+    """ % _GAN, False),
+    "accelerate_step_before_backward": ("""
+        from accelerate import Accelerator
+
+
+        def main():
+            accelerator = Accelerator()
+            %s
+            G, D, opt_g, opt_d = accelerator.prepare(G, D, opt_g, opt_d)
+            fake = G(torch.randn(2, 4))
+            d_loss = D(fake.detach()).mean()
+            g_loss = -D(fake).mean()
+            opt_d.zero_grad()
+            accelerator.backward(d_loss)
+            opt_d.step()
+            opt_g.zero_grad()
+            accelerator.backward(g_loss)
+            opt_g.step()
+    """ % _GAN, True),
+    "lightning_step_before_backward": ("""
+        import lightning as L
+
+
+        class GAN(L.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.G = nn.Linear(4, 4)
+                self.D = nn.Linear(4, 1)
+
+            def training_step(self, batch, batch_idx):
+                opt_g, opt_d = self.optimizers()
+                fake = self.G(batch)
+                d_loss = self.D(fake.detach()).mean()
+                g_loss = -self.D(fake).mean()
+                opt_d.zero_grad()
+                self.manual_backward(d_loss)
+                opt_d.step()
+                opt_g.zero_grad()
+                self.manual_backward(g_loss)
+                opt_g.step()
+
+            def configure_optimizers(self):
+                return [torch.optim.SGD(self.G.parameters(), lr=0.1), torch.optim.SGD(self.D.parameters(), lr=0.1)]
+
+
+        def main():
+            GAN().training_step(torch.randn(2, 4), 0)
+    """, True),
+    # Lightning runs `validation_step` under `torch.no_grad()`: nothing is saved, the write is safe there.
+    "lightning_validation_step": ("""
+        import lightning as L
+
+
+        class Net(L.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 4)
+
+            def validation_step(self, batch, batch_idx):
+                h = torch.sigmoid(self.body(batch))
+                h.mul_(2)
+                return h
+
+
+        def main():
+            with torch.no_grad():
+                Net().validation_step(torch.randn(2, 4), 0).sum()
+    """, False),
+}
+
+
+def _source(text: str) -> str:
+    return textwrap.dedent(text).strip("\n") + "\n"
+
+
+def _program(name: str) -> str:
+    return (textwrap.dedent(HEADER).lstrip("\n") + "\n\n" + _source(PROGRAMS[name][0])
+            + '\n\nif __name__ == "__main__":\n    main()\n')
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory) -> tuple[Path, dict]:
+    """The programs' folder and whether each one's `main()` raises (one child for all)."""
+    folder = tmp_path_factory.mktemp("training")
+    for file, text in STAND_INS.items():
+        (folder / file).write_text(_source(text), encoding="utf-8")
+    for name in PROGRAMS:
+        (folder / f"{name}.py").write_text(_program(name), encoding="utf-8")
+    return folder, raises_inplace_error(folder, {name: (f"{name}.py", "main()") for name in PROGRAMS})
+
+
+def _found(folder: Path, *files: str) -> list[tuple[str, int, str, str]]:
+    proc = cli("check", "--no-cache", "--format", "json", *files, cwd=folder)
+    return [(Path(d["path"]).name, d["line"], d["code"], d["severity"])
+            for d in json.loads(proc.stdout)["diagnostics"] if d["severity"] in ("error", "warning")]
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_training_structure(name: str, measured: tuple[Path, dict]) -> None:
+    folder, raises = measured
+    assert raises[name] is PROGRAMS[name][1], f"{name}: the label is not what torch does"
+    found = _found(folder, f"{name}.py")
+    if raises[name]:
+        assert [severity for _, _, _, severity in found] == ["error"], found
+    else:
+        assert found == [], found
+
+
+def _fixed(folder: Path, name: str, *flags: str) -> str:
+    work = folder / "fixed" / name
+    work.mkdir(parents=True, exist_ok=True)
+    target = work / f"{name}.py"
+    target.write_text(_program(name), encoding="utf-8")
+    for file, text in STAND_INS.items():
+        (work / file).write_text(_source(text), encoding="utf-8")
+    cli("fix", "--apply", *flags, target.name, cwd=work)
+    return target.read_text(encoding="utf-8")
+
+
+def test_list_element_fix_rebinds_the_element(measured: tuple[Path, dict]) -> None:
+    """`laterals[i - 1] += up` becomes `laterals[i - 1] = laterals[i - 1] + up` (unsafe: another holder of the
+    element's tensor would no longer see the write); the fixed program runs, and a second `fix` changes nothing."""
+    folder, _ = measured
+    assert _fixed(folder, "list_element_augassign") == _program("list_element_augassign")  # no safe fix
+    fixed = _fixed(folder, "list_element_augassign", "--unsafe-fixes")
+    assert "laterals[i - 1] = laterals[i - 1] + F.interpolate(laterals[i], scale_factor=2.0)" in fixed
+    work = folder / "fixed" / "list_element_augassign"
+    assert raises_inplace_error(work, {"fixed": ("list_element_augassign.py", "main()")}) == {"fixed": False}
+    cli("fix", "--apply", "--unsafe-fixes", "list_element_augassign.py", cwd=work)
+    assert (work / "list_element_augassign.py").read_text(encoding="utf-8") == fixed
+
+
+def test_amp_step_moves_before_the_scaler_update(measured: tuple[Path, dict]) -> None:
+    """The unsafe reorder of `scaler.step(opt_d)` puts it after G's backward and step but before
+    `scaler.update()` (which rescales for the next iteration's steps); the fixed program runs."""
+    folder, _ = measured
+    fixed = _fixed(folder, "amp_step_before_backward", "--unsafe-fixes")
+    lines = [line.strip() for line in fixed.splitlines()]
+    assert lines.index("scaler.step(opt_g)") < lines.index("scaler.step(opt_d)") < lines.index("scaler.update()")
+    assert "scaler.scale(g_loss).backward(inputs=list(G.parameters()))" in lines
+    work = folder / "fixed" / "amp_step_before_backward"
+    assert raises_inplace_error(work, {"fixed": ("amp_step_before_backward.py", "main()")}) == {"fixed": False}
