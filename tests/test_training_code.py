@@ -56,6 +56,51 @@ _GAN = textwrap.indent(textwrap.dedent("""
     opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
 """).strip(), " " * 12).lstrip()
 
+# torchvision's `ops.MLP` shape: the layers built in `__init__`, `inplace` passed through `**params`.
+_MLP = """
+        class MLP(nn.Sequential):
+            def __init__(self, sizes, activation_layer=nn.ReLU, inplace=None, dropout=0.0):
+                params = {} if inplace is None else {"inplace": inplace}
+                layers = []
+                for d_in, d_out in zip(sizes[:-2], sizes[1:-1]):
+                    layers.append(nn.Linear(d_in, d_out))
+                    layers.append(activation_layer(**params))
+                    layers.append(nn.Dropout(dropout, **params))
+                layers.append(nn.Linear(sizes[-2], sizes[-1]))
+                super().__init__(*layers)
+
+"""
+
+# A float32 tensor saved by `pow`, converted (`%s`) and the result written in place.
+_CONVERSION = """
+        def main():
+            w = torch.randn(4, 4, requires_grad=True)
+            logits = torch.randn(2, 4) @ w
+            squared = logits.pow(2)
+            out = logits.%s
+            out.mul_(2)
+            (squared.sum() + out.sum()).backward()
+"""
+
+# An FPN head adding each upsampled level to the one below it, in place, in a Python list of tensors; `%s` is how
+# each lateral is made.
+_FPN = """
+        class FPN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lateral = nn.ModuleList([nn.Conv2d(4, 4, 1) for _ in range(3)])
+
+            def forward(self, feats):
+                laterals = [%s for conv, f in zip(self.lateral, feats)]
+                for i in range(len(laterals) - 1, 0, -1):
+                    laterals[i - 1] += F.interpolate(laterals[i], scale_factor=2.0)
+                return sum(lateral.sum() for lateral in laterals)
+
+
+        def main():
+            FPN()([torch.randn(1, 4, 8, 8), torch.randn(1, 4, 4, 4), torch.randn(1, 4, 2, 2)]).backward()
+"""
+
 # name -> (program defining main(), whether main() raises "modified by an inplace operation")
 PROGRAMS = {
     "sequential_subclass": ("""
@@ -76,88 +121,21 @@ PROGRAMS = {
         def main():
             Head()(torch.randn(3, 4)).sum().backward()
     """, False),
-    "inplace_through_params": ("""
-        class MLP(nn.Sequential):
-            def __init__(self, sizes, activation_layer=nn.ReLU, inplace=None, dropout=0.0):
-                params = {} if inplace is None else {"inplace": inplace}
-                layers = []
-                for d_in, d_out in zip(sizes[:-2], sizes[1:-1]):
-                    layers.append(nn.Linear(d_in, d_out))
-                    layers.append(activation_layer(**params))
-                    layers.append(nn.Dropout(dropout, **params))
-                layers.append(nn.Linear(sizes[-2], sizes[-1]))
-                super().__init__(*layers)
-
-
+    "inplace_through_params": (_MLP + """
         def main():
             MLP([4, 8, 8, 2], inplace=True, dropout=0.5)(torch.randn(3, 4)).sum().backward()
     """, True),
-    "inplace_through_params_default": ("""
-        class MLP(nn.Sequential):
-            def __init__(self, sizes, activation_layer=nn.ReLU, inplace=None, dropout=0.0):
-                params = {} if inplace is None else {"inplace": inplace}
-                layers = []
-                for d_in, d_out in zip(sizes[:-2], sizes[1:-1]):
-                    layers.append(nn.Linear(d_in, d_out))
-                    layers.append(activation_layer(**params))
-                    layers.append(nn.Dropout(dropout, **params))
-                layers.append(nn.Linear(sizes[-2], sizes[-1]))
-                super().__init__(*layers)
-
-
+    "inplace_through_params_default": (_MLP + """
         def main():
             MLP([4, 8, 8, 2], dropout=0.5)(torch.randn(3, 4)).sum().backward()
     """, False),
-    "float_of_float32": ("""
-        def main():
-            w = torch.randn(4, 4, requires_grad=True)
-            logits = torch.randn(2, 4) @ w
-            squared = logits.pow(2)
-            out = logits.float()
-            out.mul_(2)
-            (squared.sum() + out.sum()).backward()
-    """, True),
-    "double_of_float32": ("""
-        def main():
-            w = torch.randn(4, 4, requires_grad=True)
-            logits = torch.randn(2, 4) @ w
-            squared = logits.pow(2)
-            out = logits.double()
-            out.mul_(2)
-            (squared.sum() + out.sum()).backward()
-    """, False),
-    "list_element_augassign": ("""
-        class FPN(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.lateral = nn.ModuleList([nn.Conv2d(4, 4, 1) for _ in range(3)])
-
-            def forward(self, feats):
-                laterals = [F.relu(conv(f), inplace=True) for conv, f in zip(self.lateral, feats)]
-                for i in range(len(laterals) - 1, 0, -1):
-                    laterals[i - 1] += F.interpolate(laterals[i], scale_factor=2.0)
-                return sum(lateral.sum() for lateral in laterals)
-
-
-        def main():
-            FPN()([torch.randn(1, 4, 8, 8), torch.randn(1, 4, 4, 4), torch.randn(1, 4, 2, 2)]).backward()
-    """, True),
-    "list_element_augassign_unsaved": ("""
-        class FPN(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.lateral = nn.ModuleList([nn.Conv2d(4, 4, 1) for _ in range(3)])
-
-            def forward(self, feats):
-                laterals = [conv(f) for conv, f in zip(self.lateral, feats)]
-                for i in range(len(laterals) - 1, 0, -1):
-                    laterals[i - 1] += F.interpolate(laterals[i], scale_factor=2.0)
-                return sum(lateral.sum() for lateral in laterals)
-
-
-        def main():
-            FPN()([torch.randn(1, 4, 8, 8), torch.randn(1, 4, 4, 4), torch.randn(1, 4, 2, 2)]).backward()
-    """, False),
+    # `.float()` of a float32 tensor is that tensor: writing it writes what `pow` saved.
+    "float_of_float32": (_CONVERSION % "float()", True),
+    # `.double()` of it is a copy.
+    "double_of_float32": (_CONVERSION % "double()", False),
+    "list_element_augassign": (_FPN % "F.relu(conv(f), inplace=True)", True),
+    # The convolutions' outputs are not saved by anything: adding to them in place is safe.
+    "list_element_augassign_unsaved": (_FPN % "conv(f)", False),
     "amp_step_before_backward": ("""
         def main():
             %s
