@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from clirun import cli
-from labels import raises_inplace_error
+from labels import LEAF_ERROR, raises_inplace_error
 
 HEADER = """
     import torch
@@ -136,6 +136,77 @@ PROGRAMS = {
     "list_element_augassign": (_FPN % "F.relu(conv(f), inplace=True)", True),
     # The convolutions' outputs are not saved by anything: adding to them in place is safe.
     "list_element_augassign_unsaved": (_FPN % "conv(f)", False),
+    # A custom Function's forward writing its input in place writes the caller's tensor, which `exp` saved.
+    "autograd_function_writes_input": ("""
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+
+        def main():
+            h = torch.randn(4, requires_grad=True).exp()
+            Scale.apply(h).sum().backward()
+    """, True),
+    "autograd_function_writes_its_copy": ("""
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x = x.clone()
+                x.mul_(2)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+
+        def main():
+            h = torch.randn(4, requires_grad=True).exp()
+            (Scale.apply(h).sum() + h.sum()).backward()
+    """, False),
+    # What `ctx.save_for_backward` keeps is checked at the backward like any save.
+    "autograd_function_saved_input_written": ("""
+        class Mul(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                ctx.save_for_backward(x, w)
+                return x * w
+
+            @staticmethod
+            def backward(ctx, grad):
+                x, w = ctx.saved_tensors
+                return grad * w, grad * x
+
+
+        def main():
+            x = torch.randn(4)
+            y = Mul.apply(x, torch.randn(4, requires_grad=True))
+            x.add_(1)
+            y.sum().backward()
+    """, True),
+    # `model.module` of a data-parallel wrapper is the wrapped network: its weight, saved by `linear`, is written.
+    "data_parallel_module_write": ("""
+        def main():
+            model = nn.DataParallel(nn.Linear(4, 4))
+            out = model(torch.randn(2, 4, requires_grad=True))
+            with torch.no_grad():
+                model.module.weight.mul_(2)
+            out.sum().backward()
+    """, True),
+    "data_parallel_module_write_after_backward": ("""
+        def main():
+            model = nn.DataParallel(nn.Linear(4, 4))
+            out = model(torch.randn(2, 4, requires_grad=True))
+            out.sum().backward()
+            with torch.no_grad():
+                model.module.weight.mul_(2)
+    """, False),
     "amp_step_before_backward": ("""
         def main():
             %s
@@ -305,3 +376,31 @@ def test_amp_step_moves_before_the_scaler_update(measured: tuple[Path, dict]) ->
     assert "scaler.scale(g_loss).backward(inputs=list(G.parameters()))" in lines
     work = folder / "fixed" / "amp_step_before_backward"
     assert raises_inplace_error(work, {"fixed": ("amp_step_before_backward.py", "main()")}) == {"fixed": False}
+
+
+FREEZE = """
+    import torch
+    import torch.nn as nn
+
+
+    def main(freeze):
+        emb = nn.Embedding(10, 4)
+        if freeze:
+            emb.weight.requires_grad = False
+        emb.weight.mul_(2)
+        return emb(torch.tensor([1, 2])).sum()
+"""
+
+
+def test_requires_grad_turned_off_on_some_paths(tmp_path: Path) -> None:
+    """A parameter whose `requires_grad` an undecided branch turns off, then written in place: torch raises the
+    leaf error on the path that leaves it on and not on the other, so `check` warns and names the line that
+    decides it (before, the branch's `requires_grad = False` was taken as done on every path: no report)."""
+    (tmp_path / "freeze.py").write_text(_source(FREEZE), encoding="utf-8")
+    raises = raises_inplace_error(tmp_path, {"on": ("freeze.py", "main(False)"), "off": ("freeze.py", "main(True)")},
+                                  message=LEAF_ERROR)
+    assert raises == {"on": True, "off": False}
+    proc = cli("check", "--no-cache", "--format", "json", "freeze.py", cwd=tmp_path)
+    [found] = json.loads(proc.stdout)["diagnostics"]
+    assert (found["line"], found["code"], found["severity"]) == (9, "FIP102", "warning"), found
+    assert "turned off at line 8 only on some paths" in found["message"], found["message"]

@@ -621,9 +621,10 @@ class Interpreter:
                     is_module = True if is_module else None
         cls = ClassValue(node=stmt, name=stmt.name, bases=bases, attrs={}, is_module=bool(is_module) if is_module is not None else None)  # type: ignore[arg-type]
         autograd_function = any(
-            isinstance(b, QualName) and b.name.endswith(("autograd.Function", "autograd.function.Function"))
-            for b in bases
+            (isinstance(b, QualName) and b.name.endswith(("autograd.Function", "autograd.function.Function")))
+            or (isinstance(b, ClassValue) and b.autograd_function) for b in bases
         )
+        cls.autograd_function = autograd_function
         class_frame = Frame(
             env={}, globals=self.scope_of_definition(frame, None), grad_mode=frame.grad_mode, function=stmt.name,
             path=frame.path,
@@ -826,7 +827,7 @@ class Interpreter:
             self.assign(target.value, UNKNOWN, frame, stmt)
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value, frame)
-            self.set_attribute(base, target.attr, value, unparsed(target))
+            self.set_attribute(base, target.attr, value, unparsed(target), frame)
         elif isinstance(target, ast.Subscript):
             self.calls.setitem(target, value, frame, stmt)
 
@@ -862,7 +863,7 @@ class Interpreter:
         elif isinstance(value, (OptimizerValue, InstanceValue)) and value.label.startswith("<"):
             value.label = name
 
-    def set_attribute(self, base: Value, attr: str, value: Value, text: str) -> None:
+    def set_attribute(self, base: Value, attr: str, value: Value, text: str, frame: Frame) -> None:
         """`base.attr = value`: instances of file-defined classes remember their attributes."""
         if isinstance(base, InstanceValue) and attr == "training" and base.cls.is_module \
                 and isinstance(value, ScalarValue):
@@ -878,7 +879,7 @@ class Interpreter:
             base.attrs[attr] = value
         elif isinstance(base, TensorValue) and attr == "requires_grad":
             flag = value.truth if isinstance(value, ScalarValue) else None
-            self.calls.set_requires_grad(base, flag, self.current_statement, "`.requires_grad = True`")
+            self.calls.set_requires_grad(base, flag, self.current_statement, "`.requires_grad = True`", frame)
         elif isinstance(base, ModuleValue) and isinstance(value, TensorValue):
             if attr in base.params:
                 base.params[attr] = value

@@ -74,6 +74,9 @@ class Group:
     data_group: "Group | None" = None  # the group of `.data` (one per base, so its writes accumulate)
     grad_value: "TensorValue | None" = None  # the `.grad` tensor, once read
     numpy_group: "Group | None" = None  # the group of `.numpy()`: an alias NumPy writes change silently
+    # Where a branch the analysis cannot decide turns `requires_grad` off (`if args.freeze: w.requires_grad =
+    # False`): the line, else 0. Whether the leaf still requires grad then depends on that branch.
+    rg_switched_at: int = 0
     _use: "LeafUse | None" = None
 
     def rename(self, name: str) -> None:
@@ -443,10 +446,12 @@ class OptimizerValue(Value):
 @dataclass(eq=False)
 class FrameworkValue(Value):
     """An object of a training framework the analysis models by its import (`calls/frameworks.py`): AMP's
-    `GradScaler` ("grad_scaler") or Accelerate's `Accelerator` ("accelerator")."""
+    `GradScaler` ("grad_scaler") or Accelerate's `Accelerator` ("accelerator"); or the `ctx` of a custom
+    `autograd.Function`'s forward ("autograd_ctx", `calls/autograd_functions.py`), with what it saved."""
 
     kind: str
     label: str
+    saved: list = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -485,6 +490,7 @@ class ClassValue(Value):
     bases: list
     attrs: dict  # class-level names: methods (FunctionValue) and constants
     is_module: bool  # subclasses torch.nn.Module
+    autograd_function: bool = False  # subclasses torch.autograd.Function
 
 
 # Where an instance of a class subclassing `nn.Sequential` / `nn.ModuleList` keeps the container its

@@ -10,6 +10,7 @@
 - `modules`: `torch.nn` modules, file-defined classes and `super()`;
 - `optimizers`: optimizer construction, `step()` and `zero_grad()`;
 - `frameworks`: AMP's GradScaler, Accelerate's Accelerator and Lightning's LightningModule;
+- `autograd_functions`: `apply` of a file-defined `torch.autograd.Function` and its `ctx`;
 - `python_builtins`: Python builtins and dict methods;
 - `dispatch`: call expressions, dispatch on the callee, attributes;
 - `inlining`: inlining file-defined functions;
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from fixinplace.analysis.values import Save, Site
+from fixinplace.analysis.values import Save, Site, Value
 
 from fixinplace.analysis.calls.common import OpTable
 from fixinplace.analysis.frame import Evaluator
@@ -32,6 +33,7 @@ from fixinplace.analysis.calls.indexing import IndexingMixin
 from fixinplace.analysis.calls.modules import ModulesMixin
 from fixinplace.analysis.calls.optimizers import OptimizersMixin
 from fixinplace.analysis.calls.frameworks import FrameworksMixin
+from fixinplace.analysis.calls.autograd_functions import AutogradFunctionsMixin
 from fixinplace.analysis.calls.python_builtins import BuiltinsMixin
 from fixinplace.analysis.calls.dispatch import DispatchMixin
 from fixinplace.analysis.calls.inlining import InliningMixin
@@ -46,6 +48,7 @@ class CallHandler(
     ModulesMixin,
     OptimizersMixin,
     FrameworksMixin,
+    AutogradFunctionsMixin,
     BuiltinsMixin,
     DispatchMixin,
     InliningMixin,
@@ -60,6 +63,7 @@ class CallHandler(
         self._sites: dict[tuple, Site] = {}
         self._known_spreads: set[int] = set()  # ids of the calls being run whose `*`/`**` arguments are known
         self._intermediates: set[int] = set()  # ids of the values passed between the modules of a Sequential
+        self.wrapped_modules: dict[int, Value] = {}  # the models given to DDP / DataParallel / FSDP, by id
 
     @property
     def report(self):

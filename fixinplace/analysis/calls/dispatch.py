@@ -45,8 +45,12 @@ GRAD_CONTEXTS = {
 }
 SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
 ALLOW_MUTATION = {"torch.autograd.graph.allow_mutation_on_saved_tensors"}
+# Data-parallel wrappers: the model they wrap runs as it is, with the same parameters, and is their `.module`.
+MODULE_WRAPPERS = {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+                   "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel",
+                   "torch.distributed.fsdp.FullyShardedDataParallel"}
 PASSTHROUGH = {"torch.compile", "torch.jit.script", "torch.jit.trace", "torch.nn.utils.spectral_norm",
-               "torch.nn.utils.weight_norm", "torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel"}
+               "torch.nn.utils.weight_norm", *MODULE_WRAPPERS}
 
 
 class DispatchMixin:
@@ -63,6 +67,9 @@ class DispatchMixin:
             return found if found is not None else UNKNOWN
         if isinstance(base, TensorValue):
             return self.tensor_attribute(base, attr, node)
+        if attr == "module" and self.wrapped_modules.get(id(base)) is base and not (
+                isinstance(base, InstanceValue) and attr in base.attrs):
+            return base  # `model.module` of `model = DDP(net)`: the wrapped network itself
         if isinstance(base, ModuleValue):
             if attr in base.params:
                 return base.params[attr]
@@ -92,6 +99,8 @@ class DispatchMixin:
                 self.interp.memo.read_fixed(found)  # class attributes are set once, by the class body
             if isinstance(found, FunctionValue) and found.kind == "classmethod":
                 return BoundMethod(base, found)
+            if found is None and attr == "apply" and base.autograd_function:
+                return MethodRef(base, attr)  # `MyFn.apply(x)`: runs `forward` (calls/autograd_functions.py)
             return found if found is not None else UNKNOWN
         if isinstance(base, ScalarValue):
             return SCALAR
@@ -167,6 +176,8 @@ class DispatchMixin:
         if framework is not None:
             return FrameworkValue(framework, f"<{name.rsplit('.', 1)[-1]}>")
         if name in PASSTHROUGH and args:
+            if name in MODULE_WRAPPERS:
+                self.wrapped_modules[id(args[0])] = args[0]
             return args[0]
         if name in ("torch.autograd.backward",):
             if args:
@@ -338,7 +349,11 @@ class DispatchMixin:
         if isinstance(receiver, SuperValue):
             return self.super_call(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, FrameworkValue):
+            if receiver.kind == "autograd_ctx":
+                return self.autograd_ctx_method(receiver, name, args)
             return self.framework_method(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, ClassValue) and name == "apply" and receiver.autograd_function:
+            return self.autograd_apply(receiver, args, kwargs, node, frame)
         if name == "step" and args and isinstance(args[0], OptimizerValue):  # scaler.step(optimizer)
             self.optimizer_step(args[0], node, frame)
             return SCALAR

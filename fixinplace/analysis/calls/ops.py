@@ -190,6 +190,14 @@ class TensorOpsMixin:
                 self.report.leaf(site, label, why, certain and frame.grad_mode is True,
                                  stmts=tuple(self.interp.statements), view=value.view, created=value.group.created,
                                  path=frame.path)
+            elif value.leaf_rg is None and value.group.rg_switched_at:
+                # `if args.freeze: emb.weight.requires_grad = False`, then a write: the leaf error on the paths
+                # that leave it requiring grad.
+                self.interp.memo.impure()
+                why = (f"{value.group.origin_detail or 'a leaf that requires grad'}, whose `requires_grad` is "
+                       f"turned off at line {value.group.rg_switched_at} only on some paths")
+                self.report.leaf(site, label, why, False, stmts=tuple(self.interp.statements), view=value.view,
+                                 created=value.group.created, path=frame.path)
             # An argument whose callers are not seen is not reported as a possible leaf: a function that writes its
             # argument does what its callers ask (logits filters, in-place helpers, `out=` buffers), and a leaf
             # that requires grad passed to it is a hazard of the call, reported where the call is seen.

@@ -56,7 +56,7 @@ class TensorMethodsMixin:
         if name == "requires_grad_":
             flag = const_bool(node.args[0]) if node.args else True
             flag = True if flag is None and not node.args else flag
-            self.set_requires_grad(t, flag, node, "requires_grad_()")
+            self.set_requires_grad(t, flag, node, "requires_grad_()", frame)
             return t
         if name == "clone":
             rg = t.rg if frame.grad_mode is not False else False
@@ -135,13 +135,20 @@ class TensorMethodsMixin:
                 return value.dtype
         return t.dtype
 
-    def set_requires_grad(self, t: TensorValue, flag: Tri, node: ast.AST, how: str) -> None:
+    def set_requires_grad(self, t: TensorValue, flag: Tri, node: ast.AST, how: str, frame: Frame) -> None:
         """`t.requires_grad_(flag)` / `t.requires_grad = flag`.
 
         Turning it off succeeds only on a leaf (torch raises for a non-leaf), so afterwards `t` is a leaf that does
         not require grad: writing it in grad mode is allowed. Turning it on makes a graph-less tensor a leaf that
-        requires grad.
+        requires grad. In an arm of a branch the analysis cannot decide, the tensor (one object on every path)
+        keeps both possibilities: what it was, or what the arm makes it.
         """
+        if frame.path and flag is not t.rg:
+            if flag is False and t.leaf_rg:
+                t.group.rg_switched_at = getattr(node, "lineno", 0)
+            t.rg = None
+            t.leaf_rg = None if t.leaf_rg or (flag and not t.graph) else t.leaf_rg
+            return
         t.rg = flag
         if flag is False:
             t.leaf_rg = False
