@@ -17,6 +17,7 @@ from codemods.data_out_of_place import DataOutOfPlace
 from codemods.method_out_of_place import MethodOutOfPlace
 from codemods.move_after_backward import MoveAfterBackward
 from codemods.out_to_assignment import OutToAssignment
+from codemods.recompute_in_loop import RecomputeInLoop
 from codemods.remove_inplace import RemoveInplace
 from codemods.setitem_out_of_place import SetitemOutOfPlace
 from codemods.wrap_no_grad import WrapNoGrad
@@ -25,9 +26,10 @@ from codemods.wrap_no_grad import WrapNoGrad
 CODEMODS: dict[str, type[InPlaceFix]] = {
     codemod.NAME: codemod
     for codemod in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, MethodOutOfPlace,
-                    MoveAfterBackward, OutToAssignment, RemoveInplace, SetitemOutOfPlace, WrapNoGrad)
+                    MoveAfterBackward, OutToAssignment, RecomputeInLoop, RemoveInplace, SetitemOutOfPlace, WrapNoGrad)
 }
 
 __all__ = ["CODEMODS", "AugAssignOutOfPlace", "CloneAtSave", "CloneBeforeWrite", "DataOutOfPlace", "InPlaceFix",
-           "MethodOutOfPlace", "MoveAfterBackward", "OutToAssignment", "RemoveInplace", "SetitemOutOfPlace",
+           "MethodOutOfPlace", "MoveAfterBackward", "OutToAssignment", "RecomputeInLoop", "RemoveInplace",
+           "SetitemOutOfPlace",
            "WrapNoGrad"]

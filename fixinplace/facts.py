@@ -57,6 +57,10 @@ class SavedBy:
     after: Optional[Span] = None
     backward: Optional[Span] = None
     inputs: str = ""
+    # When the save was made by a forward statement before the loop whose iterations run the backward and then the
+    # write (a sample generated once, then several generator steps): that statement, and the loop it can move into.
+    recompute: Optional[Span] = None
+    loop: Optional[Span] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +149,8 @@ class WriteFacts:
                 value = tuple(SavedBy(str(s["op"]), str(s["role"]), str(s["label"]), span(s["span"]),
                                       bool(s["certain"]), span(s["operand"]), bool(s["clonable"]),
                                       int(s["backward_line"]), span(s["move"]), span(s["after"]),
-                                      span(s["backward"]), str(s["inputs"])) for s in value)
+                                      span(s["backward"]), str(s["inputs"]), span(s.get("recompute")),
+                                      span(s.get("loop"))) for s in value)
             elif f.name == "extra":
                 value = tuple((str(k), str(v)) for k, v in value)
             elif f.name in ("index_parts", "chain"):

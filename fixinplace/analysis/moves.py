@@ -10,6 +10,10 @@ For an optimizer step before a second backward (the GAN and actor-critic pattern
 backward, which is then restricted (`inputs=`) to the parameters it is meant to update: every leaf its graph
 reaches other than the parameters the moved step updates, when a module or optimizer in scope holds exactly
 those.
+
+The other way round: when the save was made by a forward statement standing before a loop, and the loop's
+iterations run the backward and then the write (a sample generated once, then several generator steps), that
+statement can move to the start of the loop body, so that each iteration saves what it needs anew.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Callable
 from fixinplace.analysis.frame import Evaluator, Frame
 from fixinplace.analysis.values import (
     ClassValue,
+    Save,
     FunctionValue,
     InstanceValue,
     LeafUse,
@@ -73,6 +78,39 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
             return {}
         facts["inputs"] = inputs
     return facts
+
+
+def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
+    """`{"recompute", "loop"}` for moving the statement that made `save` into the start of the loop that holds the
+    backward now being run and `write`, or {} when it cannot move: the statement stands in the loop's block before
+    it, binds names that only the loop reads, and nothing in the loop rebinds what it reads."""
+    if save.file:
+        return {}  # made in another file
+    loop = next((s for s in reversed(interp.statements) if isinstance(s, (ast.For, ast.While))), None)
+    if loop is None or not any(s is loop for s in write.stmts):
+        return {}
+    where = interp.block_of(loop)
+    if where is None:
+        return {}
+    block, at = where
+    forward = next((s for s in block[:at] if s.lineno <= save.line <= (s.end_lineno or s.lineno)), None)
+    if not isinstance(forward, ast.Assign) or not all(isinstance(t, ast.Name) for t in forward.targets) \
+            or any(isinstance(n, _LEAVES) for n in ast.walk(forward)):
+        return {}
+    bound = {t.id for t in forward.targets}
+    scope = interp.call_stack[-1] if interp.call_stack else interp.tree
+    if any(isinstance(n, ast.Name) and n.id in bound and not _within(n, forward) and not _within(n, loop)
+           for n in ast.walk(scope)):
+        return {}
+    read = {n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)}
+    if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in read for n in ast.walk(loop)):
+        return {}
+    return {"recompute": _span(forward), "loop": _span(loop)}
+
+
+def _within(node: ast.AST, stmt: ast.stmt) -> bool:
+    """Whether a node stands inside a statement's lines."""
+    return stmt.lineno <= getattr(node, "lineno", 0) <= (stmt.end_lineno or stmt.lineno)
 
 
 def _span(stmt: ast.stmt) -> Span:

@@ -32,6 +32,7 @@ from codemods import (
     MethodOutOfPlace,
     MoveAfterBackward,
     OutToAssignment,
+    RecomputeInLoop,
     RemoveInplace,
     SetitemOutOfPlace,
     WrapNoGrad,
@@ -82,8 +83,8 @@ def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     if f is None or d.severity is Severity.INFO or f.form == "call" or rule is None or not rule.repair:
         return []  # (`call`: the write is in another file, run by a call of this one)
     if f.form == "optimizer":
-        return _move_after_backward(f)
-    return PLANNERS[rule.repair](f, style)
+        return _move_after_backward(f) + _recompute_in_loop(f)
+    return PLANNERS[rule.repair](f, style) + _recompute_in_loop(f)
 
 
 def _silent(f: WriteFacts, style: str) -> list[Candidate]:
@@ -327,6 +328,21 @@ def _move_after_backward(f: WriteFacts) -> list[Candidate]:
                        + (" and the optimizer step that follows it" if after.line != backward.line else "")
                        + " (unsafe: the update now runs later, and the backward uses the weights as the forward "
                          "saw them)", move=move, after=after, backward=backward)]
+
+
+def _recompute_in_loop(f: WriteFacts) -> list[Candidate]:
+    """The forward that made the saves moved to the start of the loop whose iterations run the backward and then
+    the write (every save agrees on both). Always unsafe: the forward then runs on every iteration."""
+    places = {(s.recompute, s.loop) for s in f.saves}
+    if len(places) != 1:
+        return []
+    recompute, loop = places.pop()
+    if recompute is None or loop is None:
+        return []
+    return [_candidate(RecomputeInLoop, "unsafe",
+                       f"Recompute the forward at line {recompute.line} at the start of the loop at line {loop.line}, "
+                       f"so that each iteration's backward uses the weights as they are then (unsafe: the forward "
+                       f"runs on every iteration)", recompute=recompute, loop=loop)]
 
 
 def _without_grad(f: WriteFacts) -> list[Candidate]:

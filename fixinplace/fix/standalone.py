@@ -78,6 +78,10 @@ class OutToAssignment(Standalone, codemods.OutToAssignment):
     """`codemods.OutToAssignment` on whole files."""
 
 
+class RecomputeInLoop(Standalone, codemods.RecomputeInLoop):
+    """`codemods.RecomputeInLoop` on whole files."""
+
+
 class RemoveInplace(Standalone, codemods.RemoveInplace):
     """`codemods.RemoveInplace` on whole files."""
 
@@ -94,5 +98,6 @@ class WrapNoGrad(Standalone, codemods.WrapNoGrad):
 STANDALONE: dict[str, type[Standalone]] = {
     command.NAME: command
     for command in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, MethodOutOfPlace,
-                    MoveAfterBackward, OutToAssignment, RemoveInplace, SetitemOutOfPlace, WrapNoGrad)
+                    MoveAfterBackward, OutToAssignment, RecomputeInLoop, RemoveInplace, SetitemOutOfPlace,
+                    WrapNoGrad)
 }

@@ -31,7 +31,7 @@ from fixinplace.analysis.values import (
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import NONE_LITERAL, NOT_NONE, ArgFact
 from fixinplace.analysis.frame import Frame
-from fixinplace.analysis.moves import move_facts
+from fixinplace.analysis.moves import move_facts, recompute_facts
 
 BINOP_NAMES = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -240,8 +240,9 @@ class TensorOpsMixin:
                         continue
                     if write.maybe_not_tensor and not save.certain:
                         continue  # a value that may be a number, saved by an op that may not save it: nothing known
+                    move = move_facts(self.interp, frame, write, tensor, self.parameters_of)
                     self.report.invalidated(write, save, label, line, certain=save.certain and write.certain,
-                                            move=move_facts(self.interp, frame, write, tensor, self.parameters_of))
+                                            move={**move, **recompute_facts(self.interp, write, save)})
             if not implicit:
                 for item in tensor.graph:
                     if isinstance(item, LeafUse):

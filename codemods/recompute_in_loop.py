@@ -1,0 +1,101 @@
+"""Strategy `recompute_in_loop`: a forward computed once before a loop whose every iteration runs a backward through
+it and then updates what it saved (an optimizer step on the generator of a sample reused across several
+generator steps) moves to the start of the loop body, so that each iteration builds its graph with the weights as
+they are then.
+
+Always unsafe: the forward now runs on every iteration, with the updated weights, which is what the loop's
+backwards need but changes what the loop computes. Offered only when the names the forward binds are read nowhere
+but in the loop, and nothing in the loop rebinds what it reads.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from codemods._base import InPlaceFix
+from fixinplace.facts import Span
+
+NAME = "recompute_in_loop"
+
+
+class RecomputeInLoop(InPlaceFix):
+    """The statement starting at `recompute` put first in the body of the loop starting at `loop` (same block)."""
+
+    NAME = NAME
+    DESCRIPTION = "Recompute a forward at the start of the loop whose backwards need it with the updated weights."
+
+    def _reorder(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
+        recompute: Span = self.anchor["recompute"]  # type: ignore[assignment]
+        loop: Span = self.anchor["loop"]  # type: ignore[assignment]
+        i = next((k for k, s in enumerate(original) if self.starts_line(s, recompute.line)), None)
+        j = next((k for k, s in enumerate(original) if self.starts_line(s, loop.line)), None)
+        if i is None or j is None or not i < j or not isinstance(updated[j], (cst.For, cst.While)):
+            return None
+        body = list(updated)
+        moved = body[i].with_changes(leading_lines=())
+        target = body[j]
+        if not isinstance(target.body, cst.IndentedBlock):
+            return None
+        body[j] = target.with_changes(body=target.body.with_changes(body=[moved, *target.body.body]))
+        del body[i]
+        self.applies()
+        return body
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
+        body = None if self.applied else self._reorder(original.body, updated.body)
+        return updated if body is None else updated.with_changes(body=body)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        body = None if self.applied else self._reorder(original.body, updated.body)
+        return updated if body is None else updated.with_changes(body=body)
+
+    EXAMPLES = (
+        (
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "G = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 4))\n"
+            "D = nn.Linear(4, 1)\n"
+            "opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\n"
+            "z = torch.randn(5, 2)\n"
+            "fake = G(z)\n"
+            "for _ in range(3):\n"
+            "    g_loss = -D(fake).mean()\n"
+            "    opt_g.zero_grad()\n"
+            "    g_loss.backward(retain_graph=True)\n"
+            "    opt_g.step()\n",
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "G = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 4))\n"
+            "D = nn.Linear(4, 1)\n"
+            "opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\n"
+            "z = torch.randn(5, 2)\n"
+            "for _ in range(3):\n"
+            "    fake = G(z)\n"
+            "    g_loss = -D(fake).mean()\n"
+            "    opt_g.zero_grad()\n"
+            "    g_loss.backward(retain_graph=True)\n"
+            "    opt_g.step()\n",
+        ),
+    )
+    NOT_REWRITTEN = (
+        (
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "G = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 4))\n"
+            "D = nn.Linear(4, 1)\n"
+            "opt_g = torch.optim.SGD(G.parameters(), lr=0.1)\n"
+            "fake = G(torch.randn(5, 2))\n"
+            "for _ in range(3):\n"
+            "    g_loss = -D(fake).mean()\n"
+            "    opt_g.zero_grad()\n"
+            "    g_loss.backward(retain_graph=True)\n"
+            "    opt_g.step()\n"
+            "print(fake.sum())\n",
+            "`fake` is read after the loop, where the recomputed value would be the last iteration's",
+        ),
+    )
