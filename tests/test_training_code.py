@@ -82,6 +82,22 @@ _CONVERSION = """
             (squared.sum() + out.sum()).backward()
 """
 
+# A function run under `torch.utils.checkpoint` that writes what `sigmoid` saved; `%s`: use_reentrant.
+_CHECKPOINT = """
+        from torch.utils.checkpoint import checkpoint
+
+
+        def inner(x, w):
+            h = torch.sigmoid(x @ w)
+            h.mul_(2)
+            return h
+
+
+        def main():
+            x = torch.randn(2, 4)
+            checkpoint(inner, x, torch.randn(4, 4, requires_grad=True), use_reentrant=%s).sum().backward()
+"""
+
 # An FPN head adding each upsampled level to the one below it, in place, in a Python list of tensors; `%s` is how
 # each lateral is made.
 _FPN = """
@@ -207,6 +223,23 @@ PROGRAMS = {
             with torch.no_grad():
                 model.module.weight.mul_(2)
     """, False),
+    # Measured: with `use_reentrant=False` a write inside the checkpointed function to what its op saved raises
+    # nothing, and the gradient is the one with the save intact; reentrant checkpointing raises.
+    "checkpoint_not_reentrant_inner_write": (_CHECKPOINT % "False", False),
+    "checkpoint_reentrant_inner_write": (_CHECKPOINT % "True", True),
+    # The checkpoint keeps its inputs: writing one after the call breaks the backward.
+    "checkpoint_input_written_after": ("""
+        from torch.utils.checkpoint import checkpoint
+
+
+        def main():
+            w = torch.randn(4, 4, requires_grad=True)
+            a = torch.randn(2, 4, requires_grad=True) * 1
+            out = checkpoint(lambda a, w: torch.sigmoid(a @ w), a, w, use_reentrant=False)
+            with torch.no_grad():
+                a.mul_(2)
+            out.sum().backward()
+    """, True),
     "amp_step_before_backward": ("""
         def main():
             %s

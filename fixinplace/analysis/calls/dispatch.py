@@ -45,6 +45,9 @@ GRAD_CONTEXTS = {
 }
 SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
 ALLOW_MUTATION = {"torch.autograd.graph.allow_mutation_on_saved_tensors"}
+CHECKPOINTS = {"torch.utils.checkpoint.checkpoint"}
+# Keywords of `checkpoint` itself, not passed on to the checkpointed function.
+CHECKPOINT_OPTIONS = {"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"}
 # Data-parallel wrappers: the model they wrap runs as it is, with the same parameters, and is their `.module`.
 MODULE_WRAPPERS = {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
                    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel",
@@ -160,6 +163,23 @@ class DispatchMixin:
             return func
         return self.generic_op("call", args, kwargs, node, frame)
 
+    def checkpoint(self, fn: Value, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
+        """`torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=...)`: `fn(*args)` runs here. Measured
+        (torch 2.13): with `use_reentrant=False` an in-place write inside `fn` to a tensor an op of `fn` saved
+        raises nothing and the gradient is what it would be with the save intact (the recomputation keeps its own
+        copies), so such writes are allowed, as under `allow_mutation_on_saved_tensors`; reentrant (the default
+        when `use_reentrant` is not passed) raises as plain code does. A write to an input after the call raises
+        in both."""
+        reentrant = const_bool(self._kw_node(node, "use_reentrant"))
+        passed = {key: value for key, value in kwargs.items() if key not in CHECKPOINT_OPTIONS}
+        saved = frame.allow_mutation
+        if reentrant is False:
+            frame.allow_mutation = True
+        try:
+            return self.dispatch(fn, list(args), passed, node, frame)
+        finally:
+            frame.allow_mutation = saved
+
     def call_qualname(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Calls of importable names: torch functions, nn classes, optimizers, builtins."""
         if name.startswith("builtins."):
@@ -172,6 +192,8 @@ class DispatchMixin:
             return ctx
         if name in ALLOW_MUTATION:
             return AllowMutationCtx()
+        if name in CHECKPOINTS and args:
+            return self.checkpoint(args[0], args[1:], kwargs, node, frame)
         framework = framework_object(name)
         if framework is not None:
             return FrameworkValue(framework, f"<{name.rsplit('.', 1)[-1]}>")
