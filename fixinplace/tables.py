@@ -1047,6 +1047,33 @@ def _flip_tries(g: _Group, measured_as: str, kw: dict[str, int | None], defaults
     return out
 
 
+def _short_tries(g: _Group, measured_as: str, counters: _Counters) -> list[dict]:
+    """Variants of an op that returns its input when nothing changes, called the short way users write it: the
+    samples' trailing bool/None arguments and their keywords left out (``x.to(torch.float64)`` where op_db passes
+    ``x.to(torch.float64, False, False, memory_format=...)``), so that the table says what that call returns."""
+    out: list[dict] = []
+    tried: set[tuple] = set()
+    for reach, fn, args, kwargs in g.calls:
+        if reach != measured_as:
+            continue
+        keep = len(args)
+        while keep > 1 and _literal(args[keep - 1]):
+            keep -= 1
+        if keep == len(args) and not kwargs:
+            continue
+        kinds = tuple(_kind(a) for a in args[:keep])
+        if kinds in tried:
+            continue
+        tried.add(kinds)
+        counters.bump("short_tries_run")
+        v = _measure_call(fn, tuple(args[:keep]), {}, counters)
+        if v is not None and v["outputs"]:
+            out.append(v)
+        else:
+            counters.bump("short_tries_failed")
+    return out
+
+
 def _none_tries(g: _Group, measured_as: str, kw: dict[str, int | None], defaults: dict[str, Any],
                 counters: _Counters) -> list[dict]:
     """Variants with optional tensor parameters left None (``F.batch_norm(x, rm, rv, None, None)``): for each
@@ -1148,6 +1175,12 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
         if m_from == "inspect":
             for v in _flip_tries(g, measured_as, m_kw, m_defaults, counters) + _none_tries(
                     g, measured_as, m_kw, m_defaults, counters):
+                blob = json.dumps(v, sort_keys=True)
+                if blob not in seen:
+                    seen.add(blob)
+                    variants.append(v)
+        if any(v.get("identity") for v in variants):
+            for v in _short_tries(g, measured_as, counters):
                 blob = json.dumps(v, sort_keys=True)
                 if blob not in seen:
                     seen.add(blob)

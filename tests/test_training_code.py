@@ -149,6 +149,8 @@ PROGRAMS = {
     "float_of_float32": (_CONVERSION % "float()", True),
     # `.double()` of it is a copy.
     "double_of_float32": (_CONVERSION % "double()", False),
+    "to_float32_of_float32": (_CONVERSION % "to(torch.float32)", True),
+    "type_as_of_float32": (_CONVERSION % "type_as(w)", True),
     "list_element_augassign": (_FPN % "F.relu(conv(f), inplace=True)", True),
     # The convolutions' outputs are not saved by anything: adding to them in place is safe.
     "list_element_augassign_unsaved": (_FPN % "conv(f)", False),
