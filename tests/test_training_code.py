@@ -242,6 +242,20 @@ PROGRAMS = {
                 a.mul_(2)
             out.sum().backward()
     """, True),
+    # A command-line value is a Python number, never a tensor: multiplying by it saves nothing.
+    "argparse_number_operand": ("""
+        import argparse
+
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--scale", type=float, default=0.5)
+            args = parser.parse_args([])
+            h = torch.randn(4, requires_grad=True) * 2
+            y = h * args.scale
+            h.add_(1)
+            y.sum().backward()
+    """, False),
     "amp_step_before_backward": ("""
         def main():
             %s
@@ -439,3 +453,40 @@ def test_requires_grad_turned_off_on_some_paths(tmp_path: Path) -> None:
     [found] = json.loads(proc.stdout)["diagnostics"]
     assert (found["line"], found["code"], found["severity"]) == (9, "FIP102", "warning"), found
     assert "turned off at line 8 only on some paths" in found["message"], found["message"]
+
+
+ARGPARSE_FREEZE = """
+    import argparse
+
+    import torch
+    import torch.nn as nn
+
+
+    def main(argv=None):
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--freeze-embed", action="store_true")
+        args = parser.parse_args(%s)
+        emb = nn.Embedding(10, 4)
+        if args.freeze_embed:
+            emb.weight.requires_grad = False
+        emb.weight.mul_(2)
+        return emb(torch.tensor([1, 2])).sum()
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+@pytest.mark.parametrize("argv,severity", [("[]", "error"), ("argv", "warning")])
+def test_argparse_defaults_decide_branches(argv: str, severity: str, tmp_path: Path) -> None:
+    """`parse_args([])` reads no command line: `--freeze-embed` is its default (False), the branch is decided
+    and the write raises the leaf error (an error). `parse_args(argv)` reads a command line the file does not
+    show: the branch is undecided and the report a warning naming the line that decides it."""
+    (tmp_path / "freeze.py").write_text(_source(ARGPARSE_FREEZE % argv), encoding="utf-8")
+    runs = {"default": ("freeze.py", "main([])"), "frozen": ("freeze.py", "main(['--freeze-embed'])")}
+    expected = {"default": True, "frozen": severity == "error"}  # `parse_args([])` ignores the argv it is given
+    assert raises_inplace_error(tmp_path, runs, message=LEAF_ERROR) == expected
+    proc = cli("check", "--no-cache", "--format", "json", "freeze.py", cwd=tmp_path)
+    [found] = json.loads(proc.stdout)["diagnostics"]
+    assert (found["line"], found["code"], found["severity"]) == (14, "FIP102", severity), found

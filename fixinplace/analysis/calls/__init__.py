@@ -11,6 +11,7 @@
 - `optimizers`: optimizer construction, `step()` and `zero_grad()`;
 - `frameworks`: AMP's GradScaler, Accelerate's Accelerator and Lightning's LightningModule;
 - `autograd_functions`: `apply` of a file-defined `torch.autograd.Function` and its `ctx`;
+- `configuration`: `argparse` parsers and what `parse_args()` returns;
 - `python_builtins`: Python builtins and dict methods;
 - `dispatch`: call expressions, dispatch on the callee, attributes;
 - `inlining`: inlining file-defined functions;
@@ -34,6 +35,7 @@ from fixinplace.analysis.calls.modules import ModulesMixin
 from fixinplace.analysis.calls.optimizers import OptimizersMixin
 from fixinplace.analysis.calls.frameworks import FrameworksMixin
 from fixinplace.analysis.calls.autograd_functions import AutogradFunctionsMixin
+from fixinplace.analysis.calls.configuration import ConfigurationMixin
 from fixinplace.analysis.calls.python_builtins import BuiltinsMixin
 from fixinplace.analysis.calls.dispatch import DispatchMixin
 from fixinplace.analysis.calls.inlining import InliningMixin
@@ -49,6 +51,7 @@ class CallHandler(
     OptimizersMixin,
     FrameworksMixin,
     AutogradFunctionsMixin,
+    ConfigurationMixin,
     BuiltinsMixin,
     DispatchMixin,
     InliningMixin,

@@ -34,6 +34,7 @@ from fixinplace.analysis.values import (
 
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import const_bool
+from fixinplace.analysis.calls.configuration import PARSERS, ArgNamespaceValue, ArgParserValue
 from fixinplace.analysis.calls.frameworks import framework_object
 from fixinplace.analysis.calls.modules import SuperValue
 from fixinplace.analysis.frame import Frame
@@ -107,6 +108,8 @@ class DispatchMixin:
             return found if found is not None else UNKNOWN
         if isinstance(base, ScalarValue):
             return SCALAR
+        if isinstance(base, ArgNamespaceValue):
+            return base.get(attr)
         return MethodRef(base, attr)
 
     def call(self, node: ast.Call, frame: Frame) -> Value:
@@ -194,6 +197,8 @@ class DispatchMixin:
             return AllowMutationCtx()
         if name in CHECKPOINTS and args:
             return self.checkpoint(args[0], args[1:], kwargs, node, frame)
+        if name in PARSERS:
+            return ArgParserValue()
         framework = framework_object(name)
         if framework is not None:
             return FrameworkValue(framework, f"<{name.rsplit('.', 1)[-1]}>")
@@ -342,7 +347,7 @@ class DispatchMixin:
     def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`receiver.name(...)` for any receiver."""
         if not isinstance(receiver, (TensorValue, ModuleValue, InstanceValue, OptimizerValue, SeqValue, DictValue,
-                                     SuperValue, FrameworkValue)) or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
+                                     SuperValue, FrameworkValue, ArgParserValue)) or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
             self.interp.unresolved_method_modes.setdefault(name, set()).add(frame.grad_mode)
         if isinstance(receiver, TensorValue):
             return self.tensor_method(receiver, name, args, kwargs, node, frame)
@@ -370,6 +375,8 @@ class DispatchMixin:
             return self.dict_method(receiver, name, args, node)
         if isinstance(receiver, SuperValue):
             return self.super_call(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, ArgParserValue):
+            return self.parser_method(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, FrameworkValue):
             if receiver.kind == "autograd_ctx":
                 return self.autograd_ctx_method(receiver, name, args)
