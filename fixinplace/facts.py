@@ -112,6 +112,8 @@ class WriteFacts:
     # nobody here calls): what else saved it is unknown
     target_unknown: bool = False
     module_ctor: Optional[Span] = None  # inplace_module: the constructor call with inplace=True
+    # inplace_module built without a literal `inplace=True`: the literal `True` (in this file) the flag came from
+    inplace_literal: Optional[Span] = None
     module_condition: str = ""  # inplace_module: the constructor parameters (not known here) that, at 0, stop the write
     saves: tuple[SavedBy, ...] = ()  # every save this write invalidated (FIP101, FIP104, FIP103)
     extra: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # rule-specific details (fused, ...)
@@ -143,7 +145,7 @@ class WriteFacts:
             elif f.name == "statement":
                 value = None if value is None else Statement(str(value["shape"]), int(value["line"]),
                                                              int(value["end_line"]), str(value["assigned"]))
-            elif f.name == "module_ctor":
+            elif f.name in ("module_ctor", "inplace_literal"):
                 value = span(value)
             elif f.name == "saves":
                 value = tuple(SavedBy(str(s["op"]), str(s["role"]), str(s["label"]), span(s["span"]),

@@ -490,3 +490,14 @@ def test_argparse_defaults_decide_branches(argv: str, severity: str, tmp_path: P
     proc = cli("check", "--no-cache", "--format", "json", "freeze.py", cwd=tmp_path)
     [found] = json.loads(proc.stdout)["diagnostics"]
     assert (found["line"], found["code"], found["severity"]) == (14, "FIP102", severity), found
+
+
+def test_inplace_flag_fix_turns_off_the_literal_it_came_from(measured: tuple[Path, dict]) -> None:
+    """`MLP(..., inplace=True)` reaching `nn.Dropout(dropout, **params)`: no literal at the constructor to drop, so
+    the unsafe fix turns the call's `inplace=True` to `False`; the fixed program runs, and no safe fix is offered."""
+    folder, _ = measured
+    assert _fixed(folder, "inplace_through_params") == _program("inplace_through_params")
+    fixed = _fixed(folder, "inplace_through_params", "--unsafe-fixes")
+    assert fixed == _program("inplace_through_params").replace("inplace=True, dropout", "inplace=False, dropout")
+    work = folder / "fixed" / "inplace_through_params"
+    assert raises_inplace_error(work, {"fixed": ("inplace_through_params.py", "main()")}) == {"fixed": False}

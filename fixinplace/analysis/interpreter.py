@@ -908,7 +908,9 @@ class Interpreter:
         return value
 
     def expr_Constant(self, node: ast.Constant, frame: Frame) -> Value:
-        return constant_value(node.value)
+        value = constant_value(node.value)
+        value.origin = node
+        return value
 
     def expr_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
         return ScalarValue(kind="str")

@@ -210,6 +210,7 @@ class ScalarValue(Value):
     is_range: bool = False  # a `range(...)`: iterating it gives numbers
     truth_known: Tri = None  # the truth of a condition whose value is not kept (`__name__ == "__main__"`)
     is_tensor: Tri = False
+    origin: "ast.Constant | None" = None  # the literal it was written as, where the value came from one
 
     @property
     def known(self) -> bool:
@@ -430,6 +431,9 @@ class ModuleValue(Value):
     node: ast.AST | None = None  # the constructor call
     constructor: dict = field(default_factory=dict)  # constructor parameter name -> the value passed
     maybe_absent: bool = False  # added to a list of layers under a branch: a container may not hold it
+    # Where `inplace=True` came from when no literal at the constructor says it (`nn.Dropout(p, **params)` with
+    # `params = {"inplace": inplace}`): the literal `True` it was written as (a default, a keyword of a call).
+    inplace_origin: "ast.Constant | None" = None
 
 
 @dataclass(eq=False)

@@ -29,6 +29,7 @@ from codemods import (
     CloneBeforeWrite,
     DataOutOfPlace,
     InPlaceFix,
+    InplaceLiteralOff,
     MethodOutOfPlace,
     MoveAfterBackward,
     OutToAssignment,
@@ -178,6 +179,12 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
                                   + ("" if safe else _why_unsafe(f) or " (unsafe: the module's input is no longer "
                                                                         "written, and it is read later)"),
                                   ctor=f.module_ctor))
+        if f.inplace_literal is not None:
+            out.append(_candidate(InplaceLiteralOff, "unsafe",
+                                  f"Turn off the `True` at line {f.inplace_literal.line} that builds the module at "
+                                  f"line {f.module_ctor.line if f.module_ctor else f.inplace_literal.line} in place: `{{new}}` "
+                                  f"(unsafe: the flag may decide more than this module)",
+                                  literal=f.inplace_literal))
     elif f.form == "inplace_kw":
         if line is not None and f.root and f.root_kind != "other" and f.statement.shape in ("expr", "assign"):
             assigned_back = f.statement.assigned == f.root

@@ -66,6 +66,10 @@ class DataOutOfPlace(Standalone, codemods.DataOutOfPlace):
     """`codemods.DataOutOfPlace` on whole files."""
 
 
+class InplaceLiteralOff(Standalone, codemods.InplaceLiteralOff):
+    """`codemods.InplaceLiteralOff` on whole files."""
+
+
 class MethodOutOfPlace(Standalone, codemods.MethodOutOfPlace):
     """`codemods.MethodOutOfPlace` on whole files."""
 
@@ -97,7 +101,7 @@ class WrapNoGrad(Standalone, codemods.WrapNoGrad):
 #: Every stand-alone command, by strategy name.
 STANDALONE: dict[str, type[Standalone]] = {
     command.NAME: command
-    for command in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, MethodOutOfPlace,
-                    MoveAfterBackward, OutToAssignment, RecomputeInLoop, RemoveInplace, SetitemOutOfPlace,
-                    WrapNoGrad)
+    for command in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, InplaceLiteralOff,
+                    MethodOutOfPlace, MoveAfterBackward, OutToAssignment, RecomputeInLoop, RemoveInplace,
+                    SetitemOutOfPlace, WrapNoGrad)
 }

@@ -109,6 +109,7 @@ class ModulesMixin:
                 passed = module.constructor.get("inplace")  # `inplace=inplace`, `**params`: a known bool
                 if flag is None and isinstance(passed, ScalarValue) and passed.kind == "bool" and passed.known:
                     flag = bool(passed.constant)
+                    module.inplace_origin = passed.origin
                 module.inplace = bool(flag)
         return module
 
@@ -308,7 +309,11 @@ class ModulesMixin:
             written = node.args[0] if node.args and id(x) not in self._intermediates else None
             label = (self._label(x, node.args[0] if node.args else node) if written is not None
                      else x.label)
-            site = self.site(node, "inplace_module", op, module_ctor=ctor_span, written=written, frame=frame)
+            origin = module.inplace_origin
+            literal = Span(*self.report.span(origin)) if origin is not None and not self.report.file_of(origin) \
+                else None
+            site = self.site(node, "inplace_module", op, module_ctor=ctor_span, inplace_literal=literal,
+                             written=written, frame=frame)
             if idle is None:
                 site.info["module_condition"] = " ".join(f"`{name}`" for name in entry.inplace_idle_when_zero)
             self.record_write(frame, x, site, label, certain=not module.maybe_absent and idle is False)
