@@ -1,11 +1,13 @@
-"""Strategy `recompute_in_loop`: a forward computed once before a loop whose every iteration runs a backward through
-it and then updates what it saved (an optimizer step on the generator of a sample reused across several
-generator steps) moves to the start of the loop body, so that each iteration builds its graph with the weights as
-they are then.
+"""Strategy `recompute_in_loop`: a forward whose saves an update breaks runs again where the later backward can use
+it. A forward computed once before a loop whose every iteration runs a backward through it and then updates what
+it saved (an optimizer step on the generator of a sample reused across several generator steps) moves to the
+start of the loop body; a forward whose graph is used again after an optimizer step (a second loss on the same
+output) runs again right after the step.
 
-Always unsafe: the forward now runs on every iteration, with the updated weights, which is what the loop's
-backwards need but changes what the loop computes. Offered only when the names the forward binds are read nowhere
-but in the loop, and nothing in the loop rebinds what it reads.
+Always unsafe: the forward runs again with the updated weights, which is what the later backwards need but changes
+what the code computes. In a loop, offered only when the names the forward binds are read nowhere but in the loop
+and nothing in the loop rebinds what it reads; after a step, only when nothing from the forward to the backward
+rebinds what it reads or binds.
 """
 
 from __future__ import annotations
@@ -21,13 +23,17 @@ NAME = "recompute_in_loop"
 
 
 class RecomputeInLoop(InPlaceFix):
-    """The statement starting at `recompute` put first in the body of the loop starting at `loop` (same block)."""
+    """The statement starting at `recompute` put first in the body of the loop starting at `loop`, or copied right
+    after the statement starting at `recompute_after` (same block)."""
 
     NAME = NAME
-    DESCRIPTION = "Recompute a forward at the start of the loop whose backwards need it with the updated weights."
+    DESCRIPTION = "Run a forward again where a later backward needs it with the updated weights."
 
     def _reorder(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
         recompute: Span = self.anchor["recompute"]  # type: ignore[assignment]
+        after: Optional[Span] = self.anchor.get("recompute_after")  # type: ignore[assignment]
+        if after is not None:
+            return self._again_after(original, updated, recompute, after)
         loop: Span = self.anchor["loop"]  # type: ignore[assignment]
         i = next((k for k, s in enumerate(original) if self.starts_line(s, recompute.line)), None)
         j = next((k for k, s in enumerate(original) if self.starts_line(s, loop.line)), None)
@@ -40,6 +46,18 @@ class RecomputeInLoop(InPlaceFix):
             return None
         body[j] = target.with_changes(body=target.body.with_changes(body=[moved, *target.body.body]))
         del body[i]
+        self.applies()
+        return body
+
+    def _again_after(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode], recompute: Span,
+                     after: Span) -> Optional[list]:
+        """The statement at `recompute` copied right after the statement at `after` (same block)."""
+        i = next((k for k, s in enumerate(original) if self.starts_line(s, recompute.line)), None)
+        j = next((k for k, s in enumerate(original) if self.starts_line(s, after.line)), None)
+        if i is None or j is None or not i < j:
+            return None
+        body = list(updated)
+        body.insert(j + 1, updated[i].with_changes(leading_lines=()))
         self.applies()
         return body
 
@@ -79,6 +97,35 @@ class RecomputeInLoop(InPlaceFix):
             "    opt_g.zero_grad()\n"
             "    g_loss.backward(retain_graph=True)\n"
             "    opt_g.step()\n",
+        ),
+        (
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 4))\n"
+            "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "x = torch.randn(5, 4)\n"
+            "out = model(x)\n"
+            "opt.zero_grad()\n"
+            "out.pow(2).mean().backward(retain_graph=True)\n"
+            "opt.step()\n"
+            "opt.zero_grad()\n"
+            "out.abs().mean().backward()\n"
+            "opt.step()\n",
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 4))\n"
+            "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "x = torch.randn(5, 4)\n"
+            "out = model(x)\n"
+            "opt.zero_grad()\n"
+            "out.pow(2).mean().backward(retain_graph=True)\n"
+            "opt.step()\n"
+            "out = model(x)\n"
+            "opt.zero_grad()\n"
+            "out.abs().mean().backward()\n"
+            "opt.step()\n",
         ),
     )
     NOT_REWRITTEN = (

@@ -57,10 +57,12 @@ class SavedBy:
     after: Optional[Span] = None
     backward: Optional[Span] = None
     inputs: str = ""
-    # When the save was made by a forward statement before the loop whose iterations run the backward and then the
-    # write (a sample generated once, then several generator steps): that statement, and the loop it can move into.
+    # When the save was made by a forward statement that can run again for the backward: that statement, and the
+    # loop whose iterations run the backward and then the write (it moves to the loop's start: a sample generated
+    # once, then several generator steps), or the write's statement (it runs again right after it).
     recompute: Optional[Span] = None
     loop: Optional[Span] = None
+    recompute_after: Optional[Span] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +154,7 @@ class WriteFacts:
                                       bool(s["certain"]), span(s["operand"]), bool(s["clonable"]),
                                       int(s["backward_line"]), span(s["move"]), span(s["after"]),
                                       span(s["backward"]), str(s["inputs"]), span(s.get("recompute")),
-                                      span(s.get("loop"))) for s in value)
+                                      span(s.get("loop")), span(s.get("recompute_after"))) for s in value)
             elif f.name == "extra":
                 value = tuple((str(k), str(v)) for k, v in value)
             elif f.name in ("index_parts", "chain"):

@@ -81,14 +81,15 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
 
 
 def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
-    """`{"recompute", "loop"}` for moving the statement that made `save` into the start of the loop that holds the
-    backward now being run and `write`, or {} when it cannot move: the statement stands in the loop's block before
-    it, binds names that only the loop reads, and nothing in the loop rebinds what it reads."""
+    """Where the forward statement that made `save` can run again so that the backward now being run gets a graph
+    of the updated tensors: `{"recompute", "loop"}` to move it into the start of the loop that holds that backward
+    and `write`, `{"recompute", "recompute_after"}` to run it again right after the statement of `write`; {} when
+    neither applies."""
     if save.file:
         return {}  # made in another file
     loop = next((s for s in reversed(interp.statements) if isinstance(s, (ast.For, ast.While))), None)
     if loop is None or not any(s is loop for s in write.stmts):
-        return {}
+        return _recompute_after(interp, write, save)
     where = interp.block_of(loop)
     if where is None:
         return {}
@@ -106,6 +107,34 @@ def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
     if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in read for n in ast.walk(loop)):
         return {}
     return {"recompute": _span(forward), "loop": _span(loop)}
+
+
+def _recompute_after(interp: Evaluator, write: Write, save: Save) -> dict:
+    """`{"recompute", "recompute_after"}` when the statement that made `save` (an assignment to names) stands in
+    the block of the backward now being run, before the statement of `write`, which stands there before the
+    backward; nothing from the forward to the backward rebinds what the forward reads or binds."""
+    backward = interp.current_statement
+    where = interp.block_of(backward) if backward is not None else None
+    if where is None:
+        return {}
+    block, b_index = where
+    w_index = next((interp.block_of(s)[1] for s in write.stmts if interp.block_of(s) is not None
+                    and interp.block_of(s)[0] is block), None)
+    if w_index is None or w_index >= b_index:
+        return {}
+    f_index = next((i for i, s in enumerate(block[:w_index]) if s.lineno <= save.line <= (s.end_lineno or s.lineno)),
+                   None)
+    if f_index is None:
+        return {}
+    forward = block[f_index]
+    if not isinstance(forward, ast.Assign) or not all(isinstance(t, ast.Name) for t in forward.targets) \
+            or any(isinstance(n, _LEAVES) for n in ast.walk(forward)):
+        return {}
+    names = {t.id for t in forward.targets} | {n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)}
+    if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
+           for stmt in block[f_index + 1:b_index + 1] for n in ast.walk(stmt)):
+        return {}
+    return {"recompute": _span(forward), "recompute_after": _span(block[w_index])}
 
 
 def _within(node: ast.AST, stmt: ast.stmt) -> bool:

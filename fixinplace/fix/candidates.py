@@ -339,17 +339,25 @@ def _move_after_backward(f: WriteFacts) -> list[Candidate]:
 
 def _recompute_in_loop(f: WriteFacts) -> list[Candidate]:
     """The forward that made the saves moved to the start of the loop whose iterations run the backward and then
-    the write (every save agrees on both). Always unsafe: the forward then runs on every iteration."""
-    places = {(s.recompute, s.loop) for s in f.saves}
+    the write, or run again right after the write (every save agrees on where). Always unsafe: the values it binds
+    change from there on."""
+    places = {(s.recompute, s.loop, s.recompute_after) for s in f.saves}
     if len(places) != 1:
         return []
-    recompute, loop = places.pop()
-    if recompute is None or loop is None:
+    recompute, loop, after = places.pop()
+    if recompute is None:
         return []
-    return [_candidate(RecomputeInLoop, "unsafe",
-                       f"Recompute the forward at line {recompute.line} at the start of the loop at line {loop.line}, "
-                       f"so that each iteration's backward uses the weights as they are then (unsafe: the forward "
-                       f"runs on every iteration)", recompute=recompute, loop=loop)]
+    if loop is not None:
+        return [_candidate(RecomputeInLoop, "unsafe",
+                           f"Recompute the forward at line {recompute.line} at the start of the loop at line "
+                           f"{loop.line}, so that each iteration's backward uses the weights as they are then "
+                           f"(unsafe: the forward runs on every iteration)", recompute=recompute, loop=loop)]
+    if after is not None:
+        return [_candidate(RecomputeInLoop, "unsafe",
+                           f"Run the forward at line {recompute.line} again after line {after.line}, so that the "
+                           f"later backward uses the updated weights (unsafe: what follows sees the recomputed "
+                           f"values)", recompute=recompute, recompute_after=after)]
+    return []
 
 
 def _without_grad(f: WriteFacts) -> list[Candidate]:
