@@ -18,7 +18,7 @@ from codemods.inplace_literal_off import InplaceLiteralOff
 from codemods.method_out_of_place import MethodOutOfPlace
 from codemods.move_after_backward import MoveAfterBackward
 from codemods.out_to_assignment import OutToAssignment
-from codemods.recompute_in_loop import RecomputeInLoop
+from codemods.recompute_forward import RecomputeForward
 from codemods.remove_inplace import RemoveInplace
 from codemods.setitem_out_of_place import SetitemOutOfPlace
 from codemods.wrap_no_grad import WrapNoGrad
@@ -27,12 +27,12 @@ from codemods.wrap_no_grad import WrapNoGrad
 CODEMODS: dict[str, type[InPlaceFix]] = {
     codemod.NAME: codemod
     for codemod in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, InplaceLiteralOff,
-                    MethodOutOfPlace, MoveAfterBackward, OutToAssignment, RecomputeInLoop, RemoveInplace,
+                    MethodOutOfPlace, MoveAfterBackward, OutToAssignment, RecomputeForward, RemoveInplace,
                     SetitemOutOfPlace, WrapNoGrad)
 }
 
 __all__ = ["CODEMODS", "AugAssignOutOfPlace", "CloneAtSave", "CloneBeforeWrite", "DataOutOfPlace", "InPlaceFix",
            "InplaceLiteralOff",
-           "MethodOutOfPlace", "MoveAfterBackward", "OutToAssignment", "RecomputeInLoop", "RemoveInplace",
+           "MethodOutOfPlace", "MoveAfterBackward", "OutToAssignment", "RecomputeForward", "RemoveInplace",
            "SetitemOutOfPlace",
            "WrapNoGrad"]

@@ -33,7 +33,7 @@ from codemods import (
     MethodOutOfPlace,
     MoveAfterBackward,
     OutToAssignment,
-    RecomputeInLoop,
+    RecomputeForward,
     RemoveInplace,
     SetitemOutOfPlace,
     WrapNoGrad,
@@ -84,8 +84,8 @@ def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     if f is None or d.severity is Severity.INFO or f.form == "call" or rule is None or not rule.repair:
         return []  # (`call`: the write is in another file, run by a call of this one)
     if f.form == "optimizer":
-        return _move_after_backward(f) + _recompute_in_loop(f)
-    return PLANNERS[rule.repair](f, style) + _recompute_in_loop(f)
+        return _move_after_backward(f) + _recompute_forward(f)
+    return PLANNERS[rule.repair](f, style) + _recompute_forward(f)
 
 
 def _silent(f: WriteFacts, style: str) -> list[Candidate]:
@@ -337,7 +337,7 @@ def _move_after_backward(f: WriteFacts) -> list[Candidate]:
                          "saw them)", move=move, after=after, backward=backward)]
 
 
-def _recompute_in_loop(f: WriteFacts) -> list[Candidate]:
+def _recompute_forward(f: WriteFacts) -> list[Candidate]:
     """The forward that made the saves moved to the start of the loop whose iterations run the backward and then
     the write, or run again right after the write (every save agrees on where). Always unsafe: the values it binds
     change from there on."""
@@ -348,12 +348,12 @@ def _recompute_in_loop(f: WriteFacts) -> list[Candidate]:
     if recompute is None:
         return []
     if loop is not None:
-        return [_candidate(RecomputeInLoop, "unsafe",
+        return [_candidate(RecomputeForward, "unsafe",
                            f"Recompute the forward at line {recompute.line} at the start of the loop at line "
                            f"{loop.line}, so that each iteration's backward uses the weights as they are then "
                            f"(unsafe: the forward runs on every iteration)", recompute=recompute, loop=loop)]
     if after is not None:
-        return [_candidate(RecomputeInLoop, "unsafe",
+        return [_candidate(RecomputeForward, "unsafe",
                            f"Run the forward at line {recompute.line} again after line {after.line}, so that the "
                            f"later backward uses the updated weights (unsafe: what follows sees the recomputed "
                            f"values)", recompute=recompute, recompute_after=after)]

@@ -82,8 +82,8 @@ class OutToAssignment(Standalone, codemods.OutToAssignment):
     """`codemods.OutToAssignment` on whole files."""
 
 
-class RecomputeInLoop(Standalone, codemods.RecomputeInLoop):
-    """`codemods.RecomputeInLoop` on whole files."""
+class RecomputeForward(Standalone, codemods.RecomputeForward):
+    """`codemods.RecomputeForward` on whole files."""
 
 
 class RemoveInplace(Standalone, codemods.RemoveInplace):
@@ -102,6 +102,6 @@ class WrapNoGrad(Standalone, codemods.WrapNoGrad):
 STANDALONE: dict[str, type[Standalone]] = {
     command.NAME: command
     for command in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, InplaceLiteralOff,
-                    MethodOutOfPlace, MoveAfterBackward, OutToAssignment, RecomputeInLoop, RemoveInplace,
+                    MethodOutOfPlace, MoveAfterBackward, OutToAssignment, RecomputeForward, RemoveInplace,
                     SetitemOutOfPlace, WrapNoGrad)
 }

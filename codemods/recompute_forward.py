@@ -1,4 +1,4 @@
-"""Strategy `recompute_in_loop`: a forward whose saves an update breaks runs again where the later backward can use
+"""Strategy `recompute_forward`: a forward whose saves an update breaks runs again where the later backward can use
 it. A forward computed once before a loop whose every iteration runs a backward through it and then updates what
 it saved (an optimizer step on the generator of a sample reused across several generator steps) moves to the
 start of the loop body; a forward whose graph is used again after an optimizer step (a second loss on the same
@@ -19,10 +19,10 @@ import libcst as cst
 from codemods._base import InPlaceFix
 from fixinplace.facts import Span
 
-NAME = "recompute_in_loop"
+NAME = "recompute_forward"
 
 
-class RecomputeInLoop(InPlaceFix):
+class RecomputeForward(InPlaceFix):
     """The statement starting at `recompute` put first in the body of the loop starting at `loop`, or copied right
     after the statement starting at `recompute_after` (same block)."""
 
