@@ -234,6 +234,47 @@ def test_a_hazard_run_by_a_call_into_another_file_is_reported_at_the_call(tmp_pa
     assert found[0]["fix"] is None  # the write is in trainer.py: nothing to rewrite in run.py
 
 
+def test_a_call_site_hazard_whose_save_is_here_is_fixed_here(tmp_path):
+    """A helper of another file writes its argument in place; the caller passed what its own `relu` saved. The
+    error is reported at the call, and the safe fix clones the saved tensor where the caller makes it: the
+    helper (which other callers may rely on) is left alone, the fixed program runs, a second fix changes nothing."""
+    _write(tmp_path, {
+        "helpers.py": """
+            def add_bias(h, b):
+                h += b
+                return h
+        """,
+        "train.py": """
+            import torch
+            from helpers import add_bias
+
+
+            def main():
+                w = torch.randn(4, requires_grad=True)
+                h = torch.relu(w * 2)
+                out = add_bias(h, torch.ones(4))
+                out.sum().backward()
+
+
+            if __name__ == "__main__":
+                main()
+        """,
+    })
+    helper = (tmp_path / "helpers.py").read_text(encoding="utf-8")
+    assert _run(tmp_path, "train.py") == "raises-saved"
+    found = _check(tmp_path, "train.py")
+    assert [(d["line"], d["code"], d["severity"]) for d in found] == [(8, "FIP101", "error")]
+    assert found[0]["message"].startswith("this call runs helpers.py:2, where")
+    assert found[0]["fix"]["applicability"] == "safe", found[0]["fix"]
+    cli("fix", "--apply", "train.py", cwd=tmp_path)
+    fixed = (tmp_path / "train.py").read_text(encoding="utf-8")
+    assert "h = torch.relu(w * 2).clone()" in fixed
+    assert (tmp_path / "helpers.py").read_text(encoding="utf-8") == helper
+    assert _run(tmp_path, "train.py") == "ok"
+    cli("fix", "--apply", "train.py", cwd=tmp_path)
+    assert (tmp_path / "train.py").read_text(encoding="utf-8") == fixed
+
+
 def test_torch_own_files_are_never_project_modules(tmp_path):
     """Checking torch's sources (or a project that vendors a `torch` package), `import torch` and relative imports
     between its modules stay torch names: the analysis models torch from its measured table, it does not run it."""

@@ -164,7 +164,8 @@ class Reporter:
                 severity = min(severity, Severity.WARNING, key=lambda s: s.rank)
             site = self._call_sites.setdefault(id(call), Site(node=call, form="call", op=site.op,
                                                               text=self._line_text(call)))
-            save = None  # the fix stage rewrites this file only
+            if save is not None and save[0].file:
+                save = None  # the fix stage rewrites this file only: a save made here can still be cloned here
             subject = ""
         key = (id(site), code)
         pending = self.found.get(key)

@@ -81,8 +81,10 @@ def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     """The rewrites to try for one diagnostic, in order of preference (empty: no fix is possible)."""
     f = d.facts
     rule = RULES_BY_CODE.get(d.code)
-    if f is None or d.severity is Severity.INFO or f.form == "call" or rule is None or not rule.repair:
-        return []  # (`call`: the write is in another file, run by a call of this one)
+    if f is None or d.severity is Severity.INFO or rule is None or not rule.repair:
+        return []
+    if f.form == "call":  # the write is in another file, run by a call of this one: a save made here is cloned
+        return _clone_at_save(f)
     if f.form == "optimizer":
         return _move_after_backward(f) + _recompute_forward(f)
     return PLANNERS[rule.repair](f, style) + _recompute_forward(f)
