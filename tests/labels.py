@@ -28,7 +28,8 @@ INPLACE_ERROR = "modified by an inplace operation"
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
 
 
-def raises_inplace_error(folder: Path, runs: dict[str, tuple[str, str]], message: str = INPLACE_ERROR) -> dict[str, bool]:
+def raises_inplace_error(folder: Path, runs: dict[str, tuple[str, str]],
+                         message: str = INPLACE_ERROR) -> dict[str, bool]:
     """For each name: whether running `code` in the scope of `program` (a file of `folder`, run first) raises the
     in-place error (or the error whose `message` is given: `LEAF_ERROR`); any other error fails the test. One child
     interpreter (torch imported once) runs them all."""

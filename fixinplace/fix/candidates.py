@@ -182,11 +182,11 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
                                                                         "written, and it is read later)"),
                                   ctor=f.module_ctor))
         if f.inplace_literal is not None:
+            built = f.module_ctor.line if f.module_ctor else f.inplace_literal.line
             out.append(_candidate(InplaceLiteralOff, "unsafe",
                                   f"Turn off the `True` at line {f.inplace_literal.line} that builds the module at "
-                                  f"line {f.module_ctor.line if f.module_ctor else f.inplace_literal.line} in place: `{{new}}` "
-                                  f"(unsafe: the flag may decide more than this module)",
-                                  literal=f.inplace_literal))
+                                  f"line {built} in place: `{{new}}` (unsafe: the flag may decide more than this "
+                                  f"module)", literal=f.inplace_literal))
     elif f.form == "inplace_kw":
         if line is not None and f.root and f.root_kind != "other" and f.statement.shape in ("expr", "assign"):
             assigned_back = f.statement.assigned == f.root

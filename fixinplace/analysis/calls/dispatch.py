@@ -50,9 +50,11 @@ CHECKPOINTS = {"torch.utils.checkpoint.checkpoint"}
 # Keywords of `checkpoint` itself, not passed on to the checkpointed function.
 CHECKPOINT_OPTIONS = {"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"}
 # Data-parallel wrappers: the model they wrap runs as it is, with the same parameters, and is their `.module`.
-MODULE_WRAPPERS = {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
-                   "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel",
-                   "torch.distributed.fsdp.FullyShardedDataParallel"}
+MODULE_WRAPPERS = {
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+    "torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.data_parallel.DataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel",
+}
 PASSTHROUGH = {"torch.compile", "torch.jit.script", "torch.jit.trace", "torch.nn.utils.spectral_norm",
                "torch.nn.utils.weight_norm", *MODULE_WRAPPERS}
 
@@ -347,7 +349,8 @@ class DispatchMixin:
     def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`receiver.name(...)` for any receiver."""
         if not isinstance(receiver, (TensorValue, ModuleValue, InstanceValue, OptimizerValue, SeqValue, DictValue,
-                                     SuperValue, FrameworkValue, ArgParserValue)) or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
+                                     SuperValue, FrameworkValue, ArgParserValue)) \
+                or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
             self.interp.unresolved_method_modes.setdefault(name, set()).add(frame.grad_mode)
         if isinstance(receiver, TensorValue):
             return self.tensor_method(receiver, name, args, kwargs, node, frame)
