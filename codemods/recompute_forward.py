@@ -56,8 +56,11 @@ class RecomputeForward(InPlaceFix):
         j = next((k for k, s in enumerate(original) if self.starts_line(s, after.line)), None)
         if i is None or j is None or not i < j:
             return None
+        again = updated[i].with_changes(leading_lines=())
+        if isinstance(again, cst.SimpleStatementLine):  # the copy without the original's trailing comment
+            again = again.with_changes(trailing_whitespace=cst.TrailingWhitespace())
         body = list(updated)
-        body.insert(j + 1, updated[i].with_changes(leading_lines=()))
+        body.insert(j + 1, again)
         self.applies()
         return body
 

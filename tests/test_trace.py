@@ -91,7 +91,8 @@ def test_json_fix_field(traced):
     fix = traced["detach.py"][2]["findings"][0]["fix"]
     assert fix["applicability"] in ("safe", "unsafe") and fix["title"]
     assert "+y = y.clone()" in fix["diff"]
-    assert "fix" not in traced["fused_adam.py"][2]["findings"][0]  # `check` has no fix for `opt.step()`
+    fused = traced["fused_adam.py"][2]["findings"][0]["fix"]  # the forward run again after `opt.step()`
+    assert fused["applicability"] == "unsafe" and "+out = D(x).sum()\n" in fused["diff"], fused
 
 
 def test_text_report_comes_before_the_traceback_and_shows_the_fix(tmp_path):
@@ -134,6 +135,7 @@ def test_latent_write_is_reported_but_does_not_change_the_exit_status(tmp_path):
     assert proc.returncode == 0, proc.stderr
     (finding,) = report["findings"]
     assert finding["backward"] is None
+    assert "fix" not in finding  # `check` reports nothing there, so there is no fix to show
     assert (finding["mutation"]["line"], finding["saved_by"]["line"]) == (lines["MUTATION"], lines["SAVED"])
     text = cli("trace", str(program), cwd=tmp_path)
     assert text.returncode == 0
