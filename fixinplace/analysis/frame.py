@@ -57,6 +57,9 @@ class Frame:
     no_grad_stmt: ast.AST | None = None  # the `with` statement that turned grad mode off around this point
     owner: ClassValue | None = None  # the class of the method running
     self_value: Value | None = None  # the instance the method runs on (inlined calls)
+    # Whether names bound here give tensors their display name: not a comprehension's variable (`for l in
+    # laterals`), which stands for each element in turn.
+    names_tensors: bool = True
 
     def lookup(self, name: str) -> Value | None:
         """A name from the local scope, then the module scope."""

@@ -843,10 +843,11 @@ class Interpreter:
         """Bind a name and let tensors and modules take it as their display name."""
         frame.env[name] = value
         if isinstance(value, TensorValue):
-            value.group.rename(name)
             value.group.names.add((frame.function, name))
-            if not value.label.isidentifier():
-                value.label = name
+            if frame.names_tensors:
+                value.group.rename(name)
+                if not value.label.isidentifier():
+                    value.label = name
         elif isinstance(value, (ModuleValue, OptimizerValue, InstanceValue)):
             self.name_module(value, name)
 
@@ -1074,7 +1075,7 @@ class Interpreter:
         inner = Frame(env=dict(frame.env), globals=frame.globals, grad_mode=frame.grad_mode,
                       allow_mutation=frame.allow_mutation, path=frame.path, function=frame.function,
                       unknown_context=frame.unknown_context, depth=frame.depth, loop_tags=frame.loop_tags,
-                      depth_limit=frame.depth_limit)
+                      depth_limit=frame.depth_limit, names_tensors=False)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1 \
                 and not node.generators[0].ifs and not node.generators[0].is_async:
             # `[options for _ in range(3)]` over known items: the list of each item's element (a generator's
