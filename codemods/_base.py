@@ -12,7 +12,7 @@ applies its rewrite wherever fixinplace would), use its stand-alone command, whi
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional
+from typing import ClassVar, Optional, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
@@ -86,6 +86,23 @@ class InPlaceFix(CodemodCommand, cst.CSTTransformer):
     def applies(self) -> None:
         """Record that the rewrite was made."""
         self.applied = True
+
+
+class BlockRewrite(InPlaceFix):
+    """A codemod that rewrites one statement list (an indented block, or the module's body) once: the first one for
+    which `rewrite_block` returns new statements."""
+
+    def rewrite_block(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
+        """The block's new statements, or None to leave it (and look further)."""
+        raise NotImplementedError
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
+        body = None if self.applied else self.rewrite_block(original.body, updated.body)
+        return updated if body is None else updated.with_changes(body=body)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        body = None if self.applied else self.rewrite_block(original.body, updated.body)
+        return updated if body is None else updated.with_changes(body=body)
 
 
 def apply_codemod(codemod: type[InPlaceFix], tree: cst.Module, wrapper: MetadataWrapper | None, path: str,

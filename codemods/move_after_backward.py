@@ -16,20 +16,20 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from codemods._base import InPlaceFix
+from codemods._base import BlockRewrite
 from fixinplace.facts import Span
 
 NAME = "move_after_backward"
 
 
-class MoveAfterBackward(InPlaceFix):
+class MoveAfterBackward(BlockRewrite):
     """The statement starting at `move` put right after the statement starting at `after` (same block); with
     `inputs`, the `.backward(...)` call of the statement at `backward` gets `inputs=<inputs>`."""
 
     NAME = NAME
     DESCRIPTION = "Move an update that a pending backward breaks to after that backward (and its optimizer step)."
 
-    def _reorder(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
+    def rewrite_block(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
         move: Span = self.anchor["move"]  # type: ignore[assignment]
         after: Span = self.anchor["after"]  # type: ignore[assignment]
         i = next((k for k, s in enumerate(original) if self.starts_line(s, move.line)), None)
@@ -41,14 +41,6 @@ class MoveAfterBackward(InPlaceFix):
         body.insert(j, moved)  # j shifted down by one with the pop: right after the `after` statement
         self.applies()
         return body
-
-    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
-        body = None if self.applied else self._reorder(original.body, updated.body)
-        return updated if body is None else updated.with_changes(body=body)
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module):
-        body = None if self.applied else self._reorder(original.body, updated.body)
-        return updated if body is None else updated.with_changes(body=body)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         inputs = self.anchor.get("inputs")

@@ -16,20 +16,20 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from codemods._base import InPlaceFix
+from codemods._base import BlockRewrite
 from fixinplace.facts import Span
 
 NAME = "recompute_forward"
 
 
-class RecomputeForward(InPlaceFix):
+class RecomputeForward(BlockRewrite):
     """The statement starting at `recompute` put first in the body of the loop starting at `loop`, or copied right
     after the statement starting at `recompute_after` (same block)."""
 
     NAME = NAME
     DESCRIPTION = "Run a forward again where a later backward needs it with the updated weights."
 
-    def _reorder(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
+    def rewrite_block(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
         recompute: Span = self.anchor["recompute"]  # type: ignore[assignment]
         after: Optional[Span] = self.anchor.get("recompute_after")  # type: ignore[assignment]
         if after is not None:
@@ -63,14 +63,6 @@ class RecomputeForward(InPlaceFix):
         body.insert(j + 1, again)
         self.applies()
         return body
-
-    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
-        body = None if self.applied else self._reorder(original.body, updated.body)
-        return updated if body is None else updated.with_changes(body=body)
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module):
-        body = None if self.applied else self._reorder(original.body, updated.body)
-        return updated if body is None else updated.with_changes(body=body)
 
     EXAMPLES = (
         (

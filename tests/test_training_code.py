@@ -71,6 +71,26 @@ _MLP = """
 
 """
 
+# A custom Function whose forward doubles its input in place, applied to what `exp` saved; the first `%s` may make
+# the input a copy first, the second is the loss.
+_SCALE = """
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                %s
+                x.mul_(2)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+
+        def main():
+            h = torch.randn(4, requires_grad=True).exp()
+            (%s).backward()
+"""
+
 # A float32 tensor saved by `pow`, converted (`%s`) and the result written in place.
 _CONVERSION = """
         def main():
@@ -155,39 +175,8 @@ PROGRAMS = {
     # The convolutions' outputs are not saved by anything: adding to them in place is safe.
     "list_element_augassign_unsaved": (_FPN % "conv(f)", False),
     # A custom Function's forward writing its input in place writes the caller's tensor, which `exp` saved.
-    "autograd_function_writes_input": ("""
-        class Scale(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x.mul_(2)
-                return x
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad * 2
-
-
-        def main():
-            h = torch.randn(4, requires_grad=True).exp()
-            Scale.apply(h).sum().backward()
-    """, True),
-    "autograd_function_writes_its_copy": ("""
-        class Scale(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                x = x.clone()
-                x.mul_(2)
-                return x
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad * 2
-
-
-        def main():
-            h = torch.randn(4, requires_grad=True).exp()
-            (Scale.apply(h).sum() + h.sum()).backward()
-    """, False),
+    "autograd_function_writes_input": (_SCALE % ("", "Scale.apply(h).sum()"), True),
+    "autograd_function_writes_its_copy": (_SCALE % ("x = x.clone()", "Scale.apply(h).sum() + h.sum()"), False),
     # What `ctx.save_for_backward` keeps is checked at the backward like any save.
     "autograd_function_saved_input_written": ("""
         class Mul(torch.autograd.Function):
