@@ -101,6 +101,20 @@ SAVED_TENSOR_MUTATED = Rule(
         "y = x * 2\n"
         "y[0] = 10  # multiplying by a Python number saves nothing\n"
         "(y + 1).sum().backward()\n",
+        "import torch\n"
+        "from torch import nn\n"
+        "import lightning as L\n"
+        "\n"
+        "\n"
+        "class Net(L.LightningModule):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Linear(4, 4)\n"
+        "\n"
+        "    def validation_step(self, batch, batch_idx):\n"
+        "        h = torch.sigmoid(self.body(batch))\n"
+        "        h.mul_(2)  # Lightning runs validation without grad: sigmoid saved nothing\n"
+        "        return h\n",
     ),
 )
 
@@ -175,6 +189,28 @@ PARAMETERS_UPDATED_BEFORE_BACKWARD = Rule(
         "scaler.scale(loss_d).backward()\n"
         "scaler.step(opt_d)  # expect: FIP103\n"
         "scaler.scale(loss_g).backward()\n",
+        "import torch\n"
+        "from torch import nn\n"
+        "import lightning as L\n"
+        "\n"
+        "\n"
+        "class GAN(L.LightningModule):  # manual optimization\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.G, self.D = nn.Linear(2, 4), nn.Linear(4, 1)\n"
+        "\n"
+        "    def training_step(self, z, batch_idx):\n"
+        "        opt_g, opt_d = self.optimizers()\n"
+        "        fake = self.G(z)\n"
+        "        loss_d = self.D(fake.detach()).mean()\n"
+        "        loss_g = -self.D(fake).mean()\n"
+        "        self.manual_backward(loss_d)\n"
+        "        opt_d.step()  # expect: FIP103\n"
+        "        self.manual_backward(loss_g)\n"
+        "        opt_g.step()\n"
+        "\n"
+        "    def configure_optimizers(self):\n"
+        "        return torch.optim.SGD(self.G.parameters()), torch.optim.SGD(self.D.parameters())\n",
     ),
     clean=(
         "import torch\n"
