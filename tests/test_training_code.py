@@ -45,6 +45,17 @@ STAND_INS = {
 
             def manual_backward(self, loss, **kwargs):
                 loss.backward(**kwargs)
+
+
+        class Fabric:
+            def setup(self, *objects):
+                return objects[0] if len(objects) == 1 else objects
+
+            def setup_optimizers(self, *optimizers):
+                return optimizers[0] if len(optimizers) == 1 else optimizers
+
+            def backward(self, loss, **kwargs):
+                loss.backward(**kwargs)
     """,
 }
 
@@ -289,6 +300,25 @@ PROGRAMS = {
             opt_d.step()
             opt_g.zero_grad()
             accelerator.backward(g_loss)
+            opt_g.step()
+    """ % _GAN, True),
+    "fabric_step_before_backward": ("""
+        import lightning as L
+
+
+        def main():
+            fabric = L.Fabric()
+            %s
+            G, D = fabric.setup(G), fabric.setup(D)
+            opt_g, opt_d = fabric.setup_optimizers(opt_g, opt_d)
+            fake = G(torch.randn(2, 4))
+            d_loss = D(fake.detach()).mean()
+            g_loss = -D(fake).mean()
+            opt_d.zero_grad()
+            fabric.backward(d_loss)
+            opt_d.step()
+            opt_g.zero_grad()
+            fabric.backward(g_loss)
             opt_g.step()
     """ % _GAN, True),
     "lightning_step_before_backward": ("""

@@ -1,10 +1,12 @@
 """Training frameworks recognised from their imports, never imported: AMP's `GradScaler`, Hugging Face
-Accelerate's `Accelerator` and Lightning's `LightningModule`.
+Accelerate's `Accelerator` (and Lightning Fabric, the same calls under other names) and Lightning's
+`LightningModule`.
 
 Each one only forwards to what the analysis already models: `scaler.scale(loss).backward()` and
-`accelerator.backward(loss)` are a backward of `loss`, `scaler.step(opt)` is `opt.step()`, `accelerator.prepare(...)`
-hands back what it is given (wrapped, with the same parameters), and in a `LightningModule`
-`self.manual_backward(loss)` is a backward and `self.optimizers()` the optimizers `configure_optimizers()` returns.
+`accelerator.backward(loss)` / `fabric.backward(loss)` are a backward of `loss`, `scaler.step(opt)` is `opt.step()`,
+`accelerator.prepare(...)` / `fabric.setup(...)` hand back what they are given (wrapped, with the same
+parameters), and in a `LightningModule` `self.manual_backward(loss)` is a backward and `self.optimizers()` the
+optimizers `configure_optimizers()` returns.
 Lightning calls `training_step` with grad mode on and the evaluation steps with it off.
 """
 
@@ -33,7 +35,11 @@ GRAD_SCALERS = frozenset({
     "torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler", "torch.cuda.amp.GradScaler",
     "torch.cuda.amp.grad_scaler.GradScaler", "torch.cpu.amp.GradScaler", "torch.GradScaler",
 })
-ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+ACCELERATORS = frozenset({
+    "accelerate.Accelerator", "accelerate.accelerator.Accelerator",
+    # Lightning Fabric: the same calls under other names (`fabric.setup(model, optimizer)`).
+    "lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric", "lightning.fabric.fabric.Fabric",
+})
 LIGHTNING_MODULES = frozenset({
     "lightning.LightningModule", "lightning.pytorch.LightningModule", "lightning.pytorch.core.LightningModule",
     "lightning.pytorch.core.module.LightningModule", "pytorch_lightning.LightningModule",
@@ -96,12 +102,13 @@ class FrameworksMixin:
             first = node.args[0] if node.args else node
             self.backward(frame, args[0], node, f"`{self.text(first)}`", retain=self._retains(node))
             return SCALAR
-        if name == "prepare":
+        if name in ("prepare", "setup"):
             return args[0] if len(args) == 1 else SeqValue(list(args))
-        if name == "unwrap_model" and args:
-            return args[0]
-        if name in ("clip_grad_norm_", "clip_grad_value_", "wait_for_everyone", "print", "log", "save_state",
-                    "zero_grad"):
+        if name in ("unwrap_model", "setup_module", "setup_optimizers", "prepare_model", "prepare_optimizer") \
+                and args:
+            return args[0] if len(args) == 1 else SeqValue(list(args))
+        if name in ("clip_grad_norm_", "clip_grad_value_", "clip_gradients", "wait_for_everyone", "barrier", "print",
+                    "log", "log_dict", "save_state", "save", "seed_everything", "zero_grad"):
             return SCALAR
         return UNKNOWN  # gather(), reduce(), autocast(), accumulate(): values and contexts with no writes
 
