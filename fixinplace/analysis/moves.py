@@ -11,9 +11,11 @@ backward, which is then restricted (`inputs=`) to the parameters it is meant to 
 reaches other than the parameters the moved step updates, when a module or optimizer in scope holds exactly
 those.
 
-The other way round: when the save was made by a forward statement standing before a loop, and the loop's
-iterations run the backward and then the write (a sample generated once, then several generator steps), that
-statement can move to the start of the loop body, so that each iteration saves what it needs anew.
+The other way round: the forward statement that made the save can run again where the backward needs it. Before
+a loop whose iterations run the backward and then the write (a sample generated once, then several generator
+steps), it moves to the start of the loop body, so that each iteration saves what it needs anew; before a write
+that a later backward of its graph follows in the same block (a second loss after an optimizer step), it runs
+again right after the write.
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ from typing import Callable
 from fixinplace.analysis.frame import Evaluator, Frame
 from fixinplace.analysis.values import (
     ClassValue,
-    Save,
     FunctionValue,
     InstanceValue,
     LeafUse,
     ModuleValue,
     OptimizerValue,
     QualName,
+    Save,
     TensorValue,
     Value,
     Write,
@@ -94,9 +96,8 @@ def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
     if where is None:
         return {}
     block, at = where
-    forward = next((s for s in block[:at] if s.lineno <= save.line <= (s.end_lineno or s.lineno)), None)
-    if not isinstance(forward, ast.Assign) or not all(isinstance(t, ast.Name) for t in forward.targets) \
-            or any(isinstance(n, _LEAVES) for n in ast.walk(forward)):
+    forward = _forward(block[:at], save)
+    if forward is None:
         return {}
     bound = {t.id for t in forward.targets}
     scope = interp.call_stack[-1] if interp.call_stack else interp.tree
@@ -118,23 +119,28 @@ def _recompute_after(interp: Evaluator, write: Write, save: Save) -> dict:
     if where is None:
         return {}
     block, b_index = where
-    w_index = next((interp.block_of(s)[1] for s in write.stmts if interp.block_of(s) is not None
-                    and interp.block_of(s)[0] is block), None)
+    places = (interp.block_of(s) for s in write.stmts)
+    w_index = next((place[1] for place in places if place is not None and place[0] is block), None)
     if w_index is None or w_index >= b_index:
         return {}
-    f_index = next((i for i, s in enumerate(block[:w_index]) if s.lineno <= save.line <= (s.end_lineno or s.lineno)),
-                   None)
-    if f_index is None:
-        return {}
-    forward = block[f_index]
-    if not isinstance(forward, ast.Assign) or not all(isinstance(t, ast.Name) for t in forward.targets) \
-            or any(isinstance(n, _LEAVES) for n in ast.walk(forward)):
+    forward = _forward(block[:w_index], save)
+    if forward is None:
         return {}
     names = {t.id for t in forward.targets} | {n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)}
     if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
-           for stmt in block[f_index + 1:b_index + 1] for n in ast.walk(stmt)):
+           for stmt in block[block.index(forward) + 1:b_index + 1] for n in ast.walk(stmt)):
         return {}
     return {"recompute": _span(forward), "recompute_after": _span(block[w_index])}
+
+
+def _forward(statements: list, save: Save) -> ast.Assign | None:
+    """The statement among `statements` that made `save`, when it is an assignment to names that cannot leave its
+    block (no return, break, yield): one that can run again elsewhere."""
+    forward = next((s for s in statements if s.lineno <= save.line <= (s.end_lineno or s.lineno)), None)
+    if not isinstance(forward, ast.Assign) or not all(isinstance(t, ast.Name) for t in forward.targets) \
+            or any(isinstance(n, _LEAVES) for n in ast.walk(forward)):
+        return None
+    return forward
 
 
 def _within(node: ast.AST, stmt: ast.stmt) -> bool:

@@ -99,9 +99,7 @@ class FrameworksMixin:
                 self.optimizer_step(args[0], node, frame)
             return SCALAR  # update(), unscale_() (writes `.grad`s, which nothing saves), get_scale()
         if name == "backward" and args:
-            first = node.args[0] if node.args else node
-            self.backward(frame, args[0], node, f"`{self.text(first)}`", retain=self._retains(node))
-            return SCALAR
+            return self._backward_of(args[0], node, frame)
         if name in ("prepare", "setup"):
             return args[0] if len(args) == 1 else SeqValue(list(args))
         if name in ("unwrap_model", "setup_module", "setup_optimizers", "prepare_model", "prepare_optimizer") \
@@ -116,11 +114,15 @@ class FrameworksMixin:
                          frame: Frame) -> Value:
         """`self.manual_backward(loss)`, `self.optimizers()` and the bookkeeping calls of a LightningModule."""
         if name == "manual_backward" and args:
-            first = node.args[0] if node.args else node
-            self.backward(frame, args[0], node, f"`{self.text(first)}`", retain=self._retains(node))
-            return SCALAR
+            return self._backward_of(args[0], node, frame)
         if name == "optimizers":
             return self._configured_optimizers(module, node, frame)
+        return SCALAR
+
+    def _backward_of(self, loss: Value, node: ast.Call, frame: Frame) -> Value:
+        """`framework.backward(loss, ...)`: `loss.backward(...)`, named by the expression passed."""
+        first = node.args[0] if node.args else node
+        self.backward(frame, loss, node, f"`{self.text(first)}`", retain=self._retains(node))
         return SCALAR
 
     def _configured_optimizers(self, module: InstanceValue, node: ast.Call, frame: Frame) -> Value:
