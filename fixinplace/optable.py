@@ -427,15 +427,19 @@ class OpEntry:
             return self.view
         return "always" if vs == {True} else "never" if vs == {False} else "sometimes"
 
-    def identity_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> bool:
-        """Whether every sample that looks like this call returned its first input itself when that input already
-        had the result's dtype (`x.float()`, `x.to(dtype)`; not `x.to(dtype, copy=True)`)."""
+    def identity_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> bool | None:
+        """Whether a call like this one returns its first input itself when that input already has the result's
+        dtype: True when every sample that looks like it did (`x.float()`, `x.to(dtype)`, `x.to(dtype=...)`);
+        False when the samples passing exactly what it passes all returned a new tensor that is no view
+        (`x.to(dtype, copy=True)`); None otherwise."""
         facts = self._caller(args, kwargs)
         matching, exact = self._select(facts)
         # Samples passing exactly what the call passes: `x.float()`, not a sample's `memory_format=`.
         same = [v for v in matching if set(self._variant_info(v)[0]) == set(facts)] if exact else []
+        if same and not any(v.get("identity") or v.get("view") for v in same):
+            return False
         matching = same or matching
-        return bool(matching) and all(v.get("identity") for v in matching)
+        return True if matching and all(v.get("identity") for v in matching) else None
 
     def dtype_for(self, args: Sequence[ArgFact], kwargs: Mapping[str, ArgFact]) -> str | None:
         """Like ``dtype`` but over the samples that look like this call (``softmax(x, 1)`` keeps x's dtype,

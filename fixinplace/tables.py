@@ -1047,12 +1047,22 @@ def _flip_tries(g: _Group, measured_as: str, kw: dict[str, int | None], defaults
     return out
 
 
-def _short_tries(g: _Group, measured_as: str, counters: _Counters) -> list[dict]:
+def _short_tries(g: _Group, measured_as: str, kw: dict[str, int | None], counters: _Counters) -> list[dict]:
     """Variants of an op that returns its input when nothing changes, called the short way users write it: the
     samples' trailing bool/None arguments and their keywords left out (``x.to(torch.float64)`` where op_db passes
-    ``x.to(torch.float64, False, False, memory_format=...)``), so that the table says what that call returns."""
+    ``x.to(torch.float64, False, False, memory_format=...)``), so that the table says what that call returns.
+    A short call whose second argument is a dtype is also measured with it by keyword (``x.to(dtype=...)``) and,
+    where the op takes ``copy``, with ``copy=True`` (a new tensor even when nothing changes)."""
     out: list[dict] = []
     tried: set[tuple] = set()
+
+    def measure(args: tuple, kwargs: dict) -> None:
+        counters.bump("short_tries_run")
+        v = _measure_call(fn, args, kwargs, counters)
+        if v is not None and v["outputs"]:
+            out.append(v)
+        else:
+            counters.bump("short_tries_failed")
     for reach, fn, args, kwargs in g.calls:
         if reach != measured_as:
             continue
@@ -1065,12 +1075,12 @@ def _short_tries(g: _Group, measured_as: str, counters: _Counters) -> list[dict]
         if kinds in tried:
             continue
         tried.add(kinds)
-        counters.bump("short_tries_run")
-        v = _measure_call(fn, tuple(args[:keep]), {}, counters)
-        if v is not None and v["outputs"]:
-            out.append(v)
-        else:
-            counters.bump("short_tries_failed")
+        measure(tuple(args[:keep]), {})
+        if keep == 2 and isinstance(args[1], torch.dtype):
+            if "dtype" in kw:
+                measure(tuple(args[:1]), {"dtype": args[1]})
+            if "copy" in kw:
+                measure(tuple(args[:2]), {"copy": True})
     return out
 
 
@@ -1180,7 +1190,7 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
                     seen.add(blob)
                     variants.append(v)
         if any(v.get("identity") for v in variants):
-            for v in _short_tries(g, measured_as, counters):
+            for v in _short_tries(g, measured_as, m_kw, counters):
                 blob = json.dumps(v, sort_keys=True)
                 if blob not in seen:
                     seen.add(blob)

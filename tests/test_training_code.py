@@ -182,6 +182,9 @@ PROGRAMS = {
     "double_of_float32": (_CONVERSION % "double()", False),
     "to_float32_of_float32": (_CONVERSION % "to(torch.float32)", True),
     "type_as_of_float32": (_CONVERSION % "type_as(w)", True),
+    "to_dtype_keyword_of_float32": (_CONVERSION % "to(dtype=torch.float32)", True),
+    # `copy=True` makes a new tensor even when nothing changes.
+    "to_copy_of_float32": (_CONVERSION % "to(torch.float32, copy=True)", False),
     "list_element_augassign": (_FPN % "F.relu(conv(f), inplace=True)", True),
     # The convolutions' outputs are not saved by anything: adding to them in place is safe.
     "list_element_augassign_unsaved": (_FPN % "conv(f)", False),

@@ -102,15 +102,17 @@ class TensorMethodsMixin:
     def _same_tensor(self, t: TensorValue, entry, name: str, args: list, kwargs: dict) -> Tri:
         """Whether a conversion returns `t` itself (True) or a new tensor (False), for a call the table measured
         returning its input when nothing changes: True when `t`'s dtype is known and is the one asked for, False
-        when both are known and differ; None when either is not known, or a device may be named (`x.to(device)`
+        when both are known and differ or the call always copies (`copy=True`); None when either is not known, or a device may be named (`x.to(device)`
         copies when the device differs, which the analysis cannot tell)."""
-        if entry is None or t.dtype is None or not hasattr(entry, "identity_for"):
+        if entry is None or not hasattr(entry, "identity_for"):
             return None
+        identity = entry.identity_for([self.fact(a) for a in [t, *args]], {k: self.fact(v) for k, v in kwargs.items()})
+        if identity is False:
+            return False  # `x.to(dtype, copy=True)`: a new tensor whatever the dtypes
         if "device" in kwargs or any(isinstance(value, ScalarValue) for value in args):
             return None  # a device (or a string naming one) may be given: a copy when it differs
         wanted = self._wanted_dtype(t, name, args, kwargs)
-        if wanted is None or not entry.identity_for([self.fact(a) for a in [t, *args]],
-                                                    {k: self.fact(v) for k, v in kwargs.items()}):
+        if t.dtype is None or wanted is None or not identity:
             return None
         return wanted == t.dtype
 
