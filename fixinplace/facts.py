@@ -118,6 +118,7 @@ class WriteFacts:
     inplace_literal: Optional[Span] = None
     module_condition: str = ""  # inplace_module: the constructor parameters (not known here) that, at 0, stop the write
     saves: tuple[SavedBy, ...] = ()  # every save this write invalidated (FIP101, FIP104, FIP103)
+    shares_array: Optional[Span] = None  # FIP105: the call that made the tensor share a NumPy array's memory
     extra: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # rule-specific details (fused, ...)
 
     def detail(self, key: str, default: str = "") -> str:
@@ -147,7 +148,7 @@ class WriteFacts:
             elif f.name == "statement":
                 value = None if value is None else Statement(str(value["shape"]), int(value["line"]),
                                                              int(value["end_line"]), str(value["assigned"]))
-            elif f.name in ("module_ctor", "inplace_literal"):
+            elif f.name in ("module_ctor", "inplace_literal", "shares_array"):
                 value = span(value)
             elif f.name == "saves":
                 value = tuple(SavedBy(str(s["op"]), str(s["role"]), str(s["label"]), span(s["span"]),

@@ -26,7 +26,8 @@ class Rule:
     clean: tuple[str, ...]  # programs that must get no error or warning
     # Which family of rewrites the fix stage plans for it (`fixinplace.fix.candidates.PLANNERS`): "saved" (out of
     # place, or a clone where the op saves), "leaf" (no_grad, or a new tensor), "optimizer" (the step after the
-    # backward), "data" (the `.data` write made differentiable, all unsafe); "" for none.
+    # backward), "data" (the `.data` write made differentiable, all unsafe), "array" (a copy where the tensor is
+    # made, or the write out of place, all unsafe); "" for none.
     repair: str = ""
 
 
@@ -265,6 +266,52 @@ SILENT_SAVED_TENSOR_MUTATION = Rule(
     ),
 )
 
+SHARED_ARRAY_MUTATED = Rule(
+    code="FIP105",
+    repair="array",
+    name="shared-array-mutated",
+    severity=Severity.ERROR,
+    summary="In-place write to a tensor that shares a NumPy array's memory, and the array is read again",
+    explanation=(
+        "`torch.from_numpy(a)` (and `torch.as_tensor(a)` / `torch.asarray(a)` of an array, with no other dtype or "
+        "device asked for) makes a tensor that shares `a`'s memory. Writing that tensor in place writes `a`: "
+        "autograd does not see it and nothing raises, but every later reader of `a` gets the written values (a "
+        "dataset normalised again on each epoch, a replay buffer divided by 255 twice). An error when the array's "
+        "variable is read again after the write in the function that made the tensor; a warning when the array "
+        "outlives the function (an attribute, a global, the caller's argument), when the argument may be a list "
+        "(`as_tensor` copies one), or when an index may have copied it (`a[idx]` with an index array). "
+        "`torch.tensor(a)`, `torch.from_numpy(a.copy())` and out-of-place writes leave `a` alone."
+    ),
+    flagged=(
+        "import numpy as np\n"
+        "import torch\n"
+        "frames = np.full((2, 3), 255.0, dtype=np.float32)\n"
+        "for epoch in range(2):\n"
+        "    x = torch.from_numpy(frames)\n"
+        "    x /= 255.0  # expect: FIP105\n",
+        "import numpy as np\n"
+        "import torch\n"
+        "a = np.zeros(3)\n"
+        "t = torch.as_tensor(a)\n"
+        "t.add_(1)  # expect: FIP105\n"
+        "print(a.sum())\n",
+    ),
+    clean=(
+        "import numpy as np\n"
+        "import torch\n"
+        "frames = np.full((2, 3), 255.0, dtype=np.float32)\n"
+        "for epoch in range(2):\n"
+        "    x = torch.from_numpy(frames.copy())  # a copy: writing it leaves frames alone\n"
+        "    x /= 255.0\n",
+        "import numpy as np\n"
+        "import torch\n"
+        "a = np.zeros(3)\n"
+        "t = torch.from_numpy(a)\n"
+        "t.add_(1)  # nothing reads `a` again\n"
+        "print(t.sum())\n",
+    ),
+)
+
 INPLACE_WRITE = Rule(
     code="FIP900",
     name="inplace-write",
@@ -287,6 +334,7 @@ RULES: tuple[Rule, ...] = (
     LEAF_MUTATED,
     PARAMETERS_UPDATED_BEFORE_BACKWARD,
     SILENT_SAVED_TENSOR_MUTATION,
+    SHARED_ARRAY_MUTATED,
     INPLACE_WRITE,
 )
 

@@ -15,6 +15,7 @@ from fixinplace.rules import (
     PARAMETERS_UPDATED_BEFORE_BACKWARD,
     SAVED_TENSOR_MUTATED,
     SILENT_SAVED_TENSOR_MUTATION,
+    SHARED_ARRAY_MUTATED,
 )
 
 
@@ -288,6 +289,12 @@ class Reporter:
             )
         related = (Related(created[0], created[1], "the leaf tensor is created here"),) if created else ()
         self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message, related,
+                 stmts=stmts, paths=(path,), subject=label)
+
+    def array_write(self, site: Site, label: str, message: str, certain: bool, stmts: tuple = (),
+                    path: tuple = ()) -> None:
+        """A write to a tensor sharing a NumPy array's memory, which is read afterwards (`message` says how)."""
+        self.add(site, SHARED_ARRAY_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message,
                  stmts=stmts, paths=(path,), subject=label)
 
     def safe_writes(self, sites: dict[int, Site]) -> None:

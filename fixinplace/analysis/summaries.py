@@ -57,7 +57,7 @@ def value_key(value: Value, depth: int = 0) -> tuple:
         return ("s", value.kind, type(constant), repr(constant) if isinstance(constant, float) else constant,
                 value.is_main, value.is_range, value.truth_known)
     if isinstance(value, UnknownValue):
-        return ("u", value is UNKNOWN, value.is_tensor)
+        return ("u", value is UNKNOWN, value.is_tensor, value.array)
     if isinstance(value, QualName):
         return ("q", value.name)
     if isinstance(value, (FunctionValue, ClassValue, LazyImport)):

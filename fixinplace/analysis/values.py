@@ -74,6 +74,7 @@ class Group:
     data_group: "Group | None" = None  # the group of `.data` (one per base, so its writes accumulate)
     grad_value: "TensorValue | None" = None  # the `.grad` tensor, once read
     numpy_group: "Group | None" = None  # the group of `.numpy()`: an alias NumPy writes change silently
+    array_source: "ArraySource | None" = None  # `torch.from_numpy(a)`: the NumPy array whose memory it shares
     # Where a branch the analysis cannot decide turns `requires_grad` off (`if args.freeze: w.requires_grad =
     # False`): the line, else 0. Whether the leaf still requires grad then depends on that branch.
     rg_switched_at: int = 0
@@ -91,6 +92,21 @@ class Group:
         if self._use is None:
             self._use = LeafUse(self)
         return self._use
+
+
+@dataclass(frozen=True, eq=False)
+class ArraySource:
+    """The NumPy array a tensor shares memory with (`torch.from_numpy(a)`, `torch.as_tensor(a)`): writing the tensor
+    in place writes the array, which autograd never sees."""
+
+    call: str  # the call that made the tensor, as written (`torch.from_numpy(a)`)
+    label: str  # the array's expression (`a`, `self.obs[i]`)
+    root: str  # the variable it goes back to (`a`, `self.obs`)
+    root_kind: str  # local | argument | global | attribute | other
+    line: int
+    span: "tuple[int, int, int, int] | None"  # of the call, when it is in the checked file
+    doubt: str  # "" when the call surely shares the array's memory, else what it depends on
+    scope: ast.AST  # the function (or module) the tensor was made in
 
 
 @dataclass(eq=False)
@@ -348,6 +364,7 @@ class UnknownValue(Value):
     """Nothing is known (not even whether it is a tensor); writes to it are not tracked."""
 
     is_tensor: Tri = None
+    array: bool = False  # a NumPy array (what `np.zeros`, `np.load`, ... return), whatever its content
 
 
 @dataclass(eq=False)

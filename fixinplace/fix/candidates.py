@@ -315,6 +315,19 @@ def _data(f: WriteFacts) -> list[Candidate]:
                        line=line, name=f.root)]
 
 
+def _array(f: WriteFacts, style: str) -> list[Candidate]:
+    """A write to a tensor sharing a NumPy array's memory, which is read again (FIP105): a copy where the tensor is
+    made (every holder of the tensor still sees the write, the array does not), else the write out of place. Both
+    change what the array's later readers see, which is the point: unsafe."""
+    why = " (unsafe: later readers of the array no longer see the write)"
+    out = []
+    if f.shares_array is not None:
+        out.append(_candidate(CloneAtSave, "unsafe", f"Copy the array's memory where the tensor is made (line "
+                                                     f"{f.shares_array.line}), so the write leaves the array alone: "
+                                                     f"`{{new}}`" + why, spans=(f.shares_array,)))
+    return out + [_unsafe(c, why) for c in _saved(f, style)]
+
+
 def _move_after_backward(f: WriteFacts) -> list[Candidate]:
     """The statement holding the write moved after the backward that needs what it changes (every save agrees
     on where): an update that belongs after the backward. Always unsafe: the update runs later."""
@@ -436,4 +449,5 @@ PLANNERS = {
     "leaf": lambda f, style: _leaf(f),
     "optimizer": lambda f, style: _move_after_backward(f),
     "data": _silent,
+    "array": _array,
 }

@@ -5,6 +5,7 @@
 - `ops`: tensor ops and the saved-tensor table (saves, writes, `backward()`, operators, `x op= y`);
 - `sites`: write sites and the facts the fix stage plans from;
 - `aliases`: `.data`, `.numpy()`, `.grad` and the view attributes;
+- `arrays`: tensors sharing a NumPy array's memory (`torch.from_numpy`) and writes to them;
 - `tensor_methods`: methods called on a tensor;
 - `indexing`: reading and writing `x[i]`;
 - `modules`: `torch.nn` modules, file-defined classes and `super()`;
@@ -29,6 +30,7 @@ from fixinplace.analysis.frame import Evaluator
 from fixinplace.analysis.calls.sites import SitesMixin
 from fixinplace.analysis.calls.ops import TensorOpsMixin
 from fixinplace.analysis.calls.aliases import AliasesMixin
+from fixinplace.analysis.calls.arrays import ArraysMixin
 from fixinplace.analysis.calls.tensor_methods import TensorMethodsMixin
 from fixinplace.analysis.calls.indexing import IndexingMixin
 from fixinplace.analysis.calls.modules import ModulesMixin
@@ -45,6 +47,7 @@ class CallHandler(
     SitesMixin,
     TensorOpsMixin,
     AliasesMixin,
+    ArraysMixin,
     TensorMethodsMixin,
     IndexingMixin,
     ModulesMixin,

@@ -239,7 +239,7 @@ class DispatchMixin:
             self.numpy_call(name, args, kwargs, node, frame)
             if last in ("asarray", "asanyarray", "from_dlpack") and args and isinstance(args[0], TensorValue):
                 return self.numpy_alias(args[0], node)  # np.asarray(t) shares t's memory (CPU)
-            return UNKNOWN  # a NumPy array: autograd records nothing NumPy does
+            return self.numpy_result(name) or UNKNOWN  # autograd records nothing NumPy does
         if not name.startswith("torch.") and name != "torch":
             return self.generic_op(last, args, kwargs, node, frame, is_tensor=None)
         # torch functions
@@ -275,6 +275,9 @@ class DispatchMixin:
                     target.graph = target.graph | frozenset(self.keeps_written(frame, target, op, node))
                 return result
         kwargs.pop("inplace", None)
+        shared = self.array_tensor(name, args, kwargs, node, frame)
+        if shared is not None:
+            return shared
         if not self.tensors(list(args) + list(kwargs.values())) or self._kw_node(node, "requires_grad") is not None:
             # A factory (torch.zeros, torch.tensor, and torch.zeros_like(x): only factories take `requires_grad=`).
             made = self.factory_leaf(node)

@@ -207,6 +207,8 @@ class TensorOpsMixin:
                           silent=silent, label=label, allowed=frame.allow_mutation, stmts=stmts,
                           maybe_not_tensor=value.is_tensor is None)
             group.writes.append(write)
+            if group.array_source is not None and not silent:
+                self.array_written(frame, site, label, group.array_source, write.certain)
             if group.silent_of is not None:
                 base = group.silent_of
                 base.writes.append(Write(group=base, seq=write.seq, path=frame.path, site=site,

@@ -1,0 +1,111 @@
+"""Tensors that share a NumPy array's memory: `torch.from_numpy(a)`, and `torch.as_tensor(a)` / `torch.asarray(a)`
+of an array (no dtype or device asked for). Writing such a tensor in place writes the array. Autograd sees nothing
+and nothing raises, but every later reader of the array gets the new values: a dataset normalised again on each
+epoch, a replay buffer divided by 255 twice, an input a caller uses again.
+
+Reported (FIP105) at the write when the array is read afterwards: an error when the array's variable is read again
+in the function that made the tensor; a warning when the array outlives the function (an attribute, a global, the
+caller's argument) or when the call shares memory only if its argument is an array of the tensor's dtype."""
+
+from __future__ import annotations
+
+import ast
+
+from fixinplace.analysis.values import ArraySource, TensorValue, UnknownValue, Value
+
+from fixinplace.analysis.frame import Frame
+from fixinplace.facts import Span
+from fixinplace.analysis.liveness import read_after
+
+SHARING_CALLS = {"torch.from_numpy", "torch.as_tensor", "torch.asarray"}
+
+# NumPy's array-creation routines (and loading, random sampling): what they return is an array.
+ARRAY_MAKERS = {"array", "asarray", "ascontiguousarray", "copy", "zeros", "ones", "empty", "full", "zeros_like",
+                "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "identity", "load",
+                "loadtxt", "genfromtxt", "fromfile", "frombuffer", "stack", "concatenate", "vstack", "hstack",
+                "dstack", "tile", "repeat", "meshgrid", "clip", "where", "transpose", "reshape"}
+
+
+class ArraysMixin:
+    """`torch.from_numpy` and friends, and writes to the tensors they make."""
+
+    @staticmethod
+    def numpy_result(name: str) -> Value:
+        """What a NumPy call returns: an array for the creation routines and `numpy.random`, else unknown."""
+        last = name.rsplit(".", 1)[-1]
+        if last in ARRAY_MAKERS or name.startswith("numpy.random."):
+            return UnknownValue(array=True)
+        return None
+
+    def array_tensor(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value | None:
+        """The tensor `torch.from_numpy(a)` (or `as_tensor`/`asarray` of no tensor, with no dtype or device
+        asked for) makes, sharing `a`'s memory; None when the call is not one of those."""
+        if name not in SHARING_CALLS or len(args) != 1 or isinstance(args[0], TensorValue) or not node.args:
+            return None
+        if name != "torch.from_numpy" and ({"dtype", "device", "copy"} & set(kwargs) or len(node.args) > 1
+                                           or not isinstance(args[0], UnknownValue)):
+            return None  # a list, a number: copied
+        made = self.fresh_tensor(node, False, self.text(node))
+        made.leaf_rg = False
+        source = node.args[0]
+        root, kind, indexed = self._array_root(source, frame)
+        doubt = ""
+        if name != "torch.from_numpy" and not args[0].array:
+            doubt = f"only if `{self.text(source)}` is a NumPy array: `{name.rsplit('.', 1)[-1]}` copies a list"
+        elif indexed is False:  # `a[idx]` with an index array or list is a copy in NumPy
+            doubt = f"only if `{self.text(source)}` is a view of `{root}`: an index array or list makes a copy"
+        in_file = not self.report.file_of(node)
+        made.group.array_source = ArraySource(
+            call=self.text(node), label=self.text(source), root=root, root_kind=kind,
+            line=getattr(node, "lineno", 0), span=self.report.span(node) if in_file else None, doubt=doubt,
+            scope=self.interp.call_stack[-1] if self.interp.call_stack else self.interp.tree)
+        return made
+
+    def _array_root(self, node: ast.AST, frame: Frame) -> tuple[str, str, bool | None]:
+        """The variable an array expression goes back to, its kind, and for an indexed one whether every index is
+        an int or a slice (a view of the array; None: not indexed)."""
+        basic: bool | None = None
+        while isinstance(node, ast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            plain = all(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and isinstance(p.value, int))
+                        for p in parts)
+            basic = plain if basic is None else basic and plain
+            node = node.value
+        if isinstance(node, ast.Name):
+            name = node.id
+            passed = frame.param_values
+            if name in passed and frame.env.get(name) is passed[name]:
+                return name, "argument", basic
+            if frame.function == "<module>" or name in frame.env:
+                return name, "local", basic
+            return name, "global", basic
+        if isinstance(node, ast.Attribute):
+            return self.text(node), "attribute", basic
+        return self.text(node), "other", basic
+
+    def array_written(self, frame: Frame, site, label: str, source: ArraySource, certain: bool) -> None:
+        """A write to a tensor sharing `source`'s memory: reported when the array is read afterwards."""
+        scope = self.interp.call_stack[-1] if self.interp.call_stack else self.interp.tree
+        stmt = self.interp.current_statement
+        here = scope is source.scope and stmt is not None
+        made = f"`{source.call}` at line {source.line}" if source.span else f"`{source.call}`"
+        head = (f"in-place write to `{label}` also writes the NumPy array `{source.label}`, whose memory it shares "
+                f"({made}); autograd does not see it and nothing raises, but ")
+        if source.root_kind in ("local", "argument") and here and read_after(scope, stmt, source.root):
+            message = head + f"`{source.root}` is read again afterwards and gets the written values"
+            sure = certain and not source.doubt
+        elif source.root_kind == "argument" and here:
+            message = head + f"`{source.root}` is an argument: the caller's array is changed"
+            sure = False
+        elif source.root_kind in ("attribute", "global"):
+            message = head + f"`{source.root}` outlives this call: every later reader of it gets the written values"
+            sure = False
+        else:
+            return
+        if source.doubt:
+            message += f" ({source.doubt})"
+        message += ". Write a copy (`.clone()` where the tensor is made), or write out of place"
+        if source.span:
+            site.facts["shares_array"] = Span(*source.span)
+        self.interp.memo.impure()
+        self.report.array_write(site, label, message, sure, stmts=tuple(self.interp.statements), path=frame.path)
