@@ -79,7 +79,9 @@ class Statement:
 class WriteFacts:
     """Everything the fix stage may need about one in-place write."""
 
-    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | library | call
+    # method | augassign | setitem | data_assign (`p.data = new`) | out | inplace_kw | inplace_module | optimizer |
+    # library | call
+    form: str
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write (one line, shortened)
     target: str = ""  # the written expression (`x`, `h[0]`, `self.w.t()`)

@@ -13,6 +13,7 @@ sites in exactly these places (each followed by the text that any spelling of it
       tuple, an annotated assignment, a `for` or `with`     `,` and a later `=` (on any line), `]: T =`,
       target, a comprehension's target)                     `for ... ] in`, `as ... ]`
     an `out=` argument                                    `out=`, or `"out"` / `'out'` (a `**kwargs` dict)
+    an assignment to a tensor's `.data` (`p.data = new`)  `.data` then `=`
     an `inplace` flag, by keyword or positionally         `inplace`, or the name of a function or module that
       (`F.relu(x, True)`, `nn.ReLU(True)`)                  takes one (`relu`, `ReLU`, `dropout`, ...): the
                                                           name appears at the call or where it was imported
@@ -63,6 +64,7 @@ _PATTERNS = tuple(re.compile(p) for p in (
     r"as\s[^\n]*?\]",  # with f() as y[0]:
     r"out(?<!\wout)(?:\s*=(?!=)|(?<=[\"']out)[\"'])",  # out= argument, or "out" in a **kwargs dict
     r"step(?<!\wstep)(?!\w)",  # optimizer.step(), scaler.step(optimizer)
+    r"\.data\s*=(?!=)",  # p.data = new
 ))
 
 

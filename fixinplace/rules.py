@@ -312,6 +312,53 @@ SHARED_ARRAY_MUTATED = Rule(
     ),
 )
 
+DATA_WRITE_IN_FORWARD = Rule(
+    code="FIP106",
+    name="data-write-in-forward",
+    severity=Severity.WARNING,
+    summary="A parameter written through `.data` inside `forward`, which then uses it: an op autograd never sees",
+    explanation=(
+        "`self.weight.data = self.weight.data / norm` (or `self.weight.data.div_(norm)`) in `forward`, followed by "
+        "an op on `self.weight`, computes the forward with the written values, but autograd does not see the op "
+        "that made them: the gradient treats the new values as the parameter's own (the renormalisation, clamp or "
+        "projection is not differentiated) and the optimizer, with its state, steps from them. Nothing raises. A "
+        "warning, because a constraint applied on purpose between steps looks the same: when the op belongs to the "
+        "model, compute it out of place (`w = self.weight / self.weight.norm(dim=1, keepdim=True)`) and use `w`; "
+        "when it is a constraint, apply it after `optimizer.step()` under `torch.no_grad()`. A write to a buffer, "
+        "a write under `torch.no_grad()`, and a write after the parameter's last use in `forward` are not reported."
+    ),
+    flagged=(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "class NormLinear(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.weight = nn.Parameter(torch.randn(4, 4))\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        self.weight.data = self.weight.data / self.weight.data.norm(dim=1, keepdim=True)  # expect: FIP106\n"
+        "        return F.linear(x, self.weight)\n",
+    ),
+    clean=(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "class NormLinear(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.weight = nn.Parameter(torch.randn(4, 4))\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        w = self.weight / self.weight.norm(dim=1, keepdim=True)  # differentiated\n"
+        "        return F.linear(x, w)\n",
+    ),
+)
+
 INPLACE_WRITE = Rule(
     code="FIP900",
     name="inplace-write",
@@ -335,6 +382,7 @@ RULES: tuple[Rule, ...] = (
     PARAMETERS_UPDATED_BEFORE_BACKWARD,
     SILENT_SAVED_TENSOR_MUTATION,
     SHARED_ARRAY_MUTATED,
+    DATA_WRITE_IN_FORWARD,
     INPLACE_WRITE,
 )
 

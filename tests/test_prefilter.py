@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
         "nn.ReLU(True)\n", "from torch.nn import ReLU as R\nR(True)\n", "act = nn.SiLU\nact(True)\n",
         "F.dropout(x, 0.5, True, True)\n", "nn.Dropout2d(0.1, True)\n", "nn.Threshold(0.1, 20, True)\n",
         "opt.step()\n", "scaler.step(opt)\n", "s = opt.step\ns()\n",
+        "w.data = z\n",  # gives w other memory without a version bump: a silent write to what autograd saved
     ],
 )
 def test_keeps_every_write_form(src):
@@ -53,7 +54,6 @@ def test_keeps_every_write_form(src):
         "y = x[0] == 1\n",
         "f(a=-1)\n",
         "def __init__(self):\n    self.w = torch.zeros(3)\n",  # attribute assignment is no write
-        "w.data = z\n",  # rebinds .data: not an in-place write of a tensor
         "x.requires_grad = True\n",
         "output = model(x)\nsteps = 3\n",
     ],

@@ -827,7 +827,10 @@ class Interpreter:
             self.assign(target.value, UNKNOWN, frame, stmt)
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value, frame)
-            self.set_attribute(base, target.attr, value, unparsed(target), frame)
+            if isinstance(base, TensorValue) and target.attr == "data" and isinstance(value, TensorValue):
+                self.calls.data_assigned(base, target, stmt, frame)
+            else:
+                self.set_attribute(base, target.attr, value, unparsed(target), frame)
         elif isinstance(target, ast.Subscript):
             self.calls.setitem(target, value, frame, stmt)
 

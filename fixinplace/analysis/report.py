@@ -16,6 +16,7 @@ from fixinplace.rules import (
     SAVED_TENSOR_MUTATED,
     SILENT_SAVED_TENSOR_MUTATION,
     SHARED_ARRAY_MUTATED,
+    DATA_WRITE_IN_FORWARD,
 )
 
 
@@ -227,7 +228,14 @@ class Reporter:
         save_text = (f"`{saved}` was saved by `{save.op}` at {where} ({save.op} saves {describe_role(save)} for "
                      f"backward{on}{when})")
         related = () if save.file else (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
-        if write.silent:
+        if write.silent and site.form == "data_assign":
+            message = (
+                f"`{site.text}` gives `{saved}` other memory without a version bump, and autograd saved `{saved}` "
+                f"itself, which now reads the new values; {save_text}. No error is raised: the backward of "
+                f"{backward_label}{at} silently computes a wrong gradient"
+            )
+            code = SILENT_SAVED_TENSOR_MUTATION.code
+        elif write.silent:
             if write.via == "numpy":
                 how, via = "", f", a NumPy array that shares `{saved}`'s memory but not its version counter (`.numpy()`)"
             elif write.via == "data":
@@ -296,6 +304,15 @@ class Reporter:
         """A write to a tensor sharing a NumPy array's memory, which is read afterwards (`message` says how)."""
         self.add(site, SHARED_ARRAY_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message,
                  stmts=stmts, paths=(path,), subject=label)
+
+    def hidden_write(self, site: Site, label: str, param: str, used: str, stmts: tuple = ()) -> None:
+        """A parameter written through `.data` in a `forward` that then uses it (FIP106)."""
+        message = (f"`{label}` writes the parameter `{param}` through `.data` inside `forward`, which then uses it"
+                   f"{used}: autograd never sees the op that made the new values, so the gradient treats them as "
+                   f"the parameter's own and the optimizer steps from them. If the op belongs to the model, compute "
+                   f"it out of place from `{param}` and use the result; if it is a constraint between steps, apply "
+                   f"it after `optimizer.step()` under `torch.no_grad()`")
+        self.add(site, DATA_WRITE_IN_FORWARD.code, Severity.WARNING, message, stmts=stmts)
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
         """Info diagnostics for write sites that got no hazard."""

@@ -74,6 +74,8 @@ class Group:
     data_group: "Group | None" = None  # the group of `.data` (one per base, so its writes accumulate)
     grad_value: "TensorValue | None" = None  # the `.grad` tensor, once read
     numpy_group: "Group | None" = None  # the group of `.numpy()`: an alias NumPy writes change silently
+    # A write through `.data` in the `forward` being run (FIP106): (site, label, depth and node of that forward)
+    hidden_write: "tuple | None" = None
     array_source: "ArraySource | None" = None  # `torch.from_numpy(a)`: the NumPy array whose memory it shares
     # Where a branch the analysis cannot decide turns `requires_grad` off (`if args.freeze: w.requires_grad =
     # False`): the line, else 0. Whether the leaf still requires grad then depends on that branch.
@@ -164,7 +166,9 @@ class Site:
     """The source location of one in-place write, shared by every abstract execution of it."""
 
     node: ast.AST
-    form: str  # method | augassign | setitem | out | inplace_kw | inplace_module | optimizer | library | call
+    # method | augassign | setitem | data_assign (`p.data = new`) | out | inplace_kw | inplace_module | optimizer |
+    # library | call
+    form: str
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write
     # `fixinplace.facts.WriteFacts` fields known when the site is first seen (where it is, what it writes), and

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from fixinplace.analysis.values import SCALAR, Group, MethodRef, SeqValue, TensorValue, Value
+from fixinplace.analysis.values import SCALAR, Group, MethodRef, SeqValue, Site, TensorValue, Value
 
 from fixinplace.analysis.calls.common import VIEW_ATTRS
 from fixinplace.analysis.frame import Frame
@@ -15,7 +15,7 @@ SCALAR_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", 
 
 
 class AliasesMixin:
-    """`.data`, `.numpy()`, `.grad` and view attributes."""
+    """`.data` (read, written, assigned), `.numpy()`, `.grad` and view attributes."""
 
     def tensor_attribute(self, base: TensorValue, attr: str, node: ast.AST) -> Value:
         if attr == "data":
@@ -39,6 +39,36 @@ class AliasesMixin:
         if attr in SCALAR_ATTRS:
             return SCALAR
         return MethodRef(base, attr)
+
+    def data_assigned(self, base: TensorValue, target: ast.Attribute, stmt: ast.stmt, frame: Frame) -> None:
+        """`p.data = new`: `p` takes `new`'s memory without a version bump, so a save of `p` made before it reads the
+        new values (measured: the backward silently uses them), as after a write through `p.data`."""
+        alias = self.tensor_attribute(base, "data", target)
+        site = self.site(stmt, "data_assign", "data =", written=target, frame=frame)
+        self.record_write(frame, alias, site, self.text(target), leaf_check=False)
+
+    def note_hidden_write(self, param: Group, site: Site, label: str) -> None:
+        """A write through a parameter's `.data` in grad mode: remembered while the `forward` it is in runs, so that
+        a use of the parameter later in that forward is reported (`hidden_write_used`)."""
+        stack = self.interp.call_stack
+        depth = next((i for i in range(len(stack), 0, -1)
+                      if getattr(stack[i - 1], "name", "") == "forward"), 0)
+        if depth:
+            param.hidden_write = (site, label, depth, stack[depth - 1])
+
+    def hidden_write_used(self, param: Group) -> None:
+        """An op uses a parameter written through `.data` earlier in the same `forward` (FIP106): the forward
+        computes with the written values, but autograd never sees the op that made them."""
+        site, label, depth, forward = param.hidden_write
+        stack = self.interp.call_stack
+        if len(stack) < depth or stack[depth - 1] is not forward:
+            param.hidden_write = None  # that forward has returned
+            return
+        param.hidden_write = None
+        stmt = self.interp.current_statement
+        used = f" at line {stmt.lineno}" if stmt is not None and not self.report.file_of(stmt) else ""
+        self.interp.memo.impure()
+        self.report.hidden_write(site, label, param.label, used, stmts=tuple(self.interp.statements))
 
     def numpy_alias(self, t: TensorValue, node: ast.AST) -> TensorValue:
         """`t.numpy()`: a NumPy array sharing `t`'s memory but not its version counter, so that writing it changes

@@ -97,10 +97,13 @@ class TensorOpsMixin:
                 out.extend(v.params)
         return out
 
-    @staticmethod
-    def leaf_uses(tensors: list[TensorValue]) -> frozenset:
+    def leaf_uses(self, tensors: list[TensorValue]) -> frozenset:
         """Graph markers for the inputs that are leaves requiring grad (their `.grad` gets written)."""
-        return frozenset(t.group.use for t in tensors if t.leaf_rg is True or (t.leaf_rg is None and t.rg is not False))
+        leaves = [t for t in tensors if t.leaf_rg is True or (t.leaf_rg is None and t.rg is not False)]
+        for t in leaves:
+            if t.group.hidden_write is not None:
+                self.hidden_write_used(t.group)
+        return frozenset(t.group.use for t in leaves)
 
     @staticmethod
     def output_rg(frame: Frame, tensors: list[TensorValue], differentiable: bool = True) -> Tri:
@@ -211,6 +214,8 @@ class TensorOpsMixin:
                 self.array_written(frame, site, label, group.array_source, write.certain)
             if group.silent_of is not None:
                 base = group.silent_of
+                if group.origin == "data" and base.origin == "param" and frame.grad_mode is not False:
+                    self.note_hidden_write(base, site, label)
                 base.writes.append(Write(group=base, seq=write.seq, path=frame.path, site=site,
                                          certain=write.certain, silent=True, label=label, allowed=frame.allow_mutation,
                                          stmts=stmts, via=group.origin))
