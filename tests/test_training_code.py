@@ -1,6 +1,6 @@
 """Structures of real training code (issue 26): a subclass of `nn.Sequential`, `inplace` passed through `**params`,
 conversions that return their input (`.float()` of a float32 tensor), an element of a Python list written with
-`+=`, AMP's `GradScaler`, Accelerate's `Accelerator` and Lightning's `LightningModule`.
+`+=`, AMP's `GradScaler`, Accelerate's `Accelerator`, Lightning's `LightningModule` and `torch.compile`.
 
 Each program's `main()` is run under torch: the hazardous ones raise "modified by an inplace operation", the safe
 ones run, and `check` agrees (an error, or nothing). Accelerate and Lightning are not installed here: the folder
@@ -210,6 +210,30 @@ PROGRAMS = {
             y = Mul.apply(x, torch.randn(4, requires_grad=True))
             x.add_(1)
             y.sum().backward()
+    """, True),
+    # A `torch.compile`d function or module runs the same code: the compiled backward raises as the eager one does.
+    "compiled_function": ("""
+        @torch.compile(backend="eager")
+        def scaled(x):
+            y = x.exp()
+            y.mul_(2)
+            return y
+
+
+        def main():
+            scaled(torch.randn(3, requires_grad=True)).sum().backward()
+    """, True),
+    "compiled_module": ("""
+        class Block(nn.Module):
+            def forward(self, x):
+                y = torch.sigmoid(x)
+                y += 1
+                return y
+
+
+        def main():
+            block = torch.compile(Block(), backend="eager")
+            block(torch.randn(3, requires_grad=True)).sum().backward()
     """, True),
     # `model.module` of a data-parallel wrapper is the wrapped network: its weight, saved by `linear`, is written.
     "data_parallel_module_write": ("""
