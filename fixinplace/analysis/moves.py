@@ -8,8 +8,9 @@ optimizer steps that directly follow it (a constraint on the weights applies to 
 
 For an optimizer step before a second backward (the GAN and actor-critic pattern), the step moves after that
 backward, which is then restricted (`inputs=`) to the parameters it is meant to update: every leaf its graph
-reaches other than the parameters the moved step updates, when a module or optimizer in scope holds exactly
-those.
+reaches other than the parameters the moved step updates, when a module or optimizer in scope (or an attribute
+of an object in scope) holds exactly those. A backward that reaches none of the stepped parameters needs no
+restriction.
 
 The other way round: the forward statement that made the save can run again where the backward needs it. Before
 a loop whose iterations run the backward and then the write (a sample generated once, then several generator
@@ -76,7 +77,7 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
     facts = {"move": _span(moved), "after": _span(block[end]), "backward": _span(backward)}
     if write.site.form == "optimizer":
         inputs = _restriction(parameters_of, frame, write, tensor, backward)
-        if not inputs:
+        if inputs is None:
             return {}
         facts["inputs"] = inputs
     return facts
@@ -180,34 +181,39 @@ def _call_name(stmt: ast.stmt) -> str | None:
 
 
 def _restriction(parameters_of: Callable[[Value], list[TensorValue]], frame: Frame, write: Write, tensor: TensorValue,
-                 backward: ast.stmt) -> str:
+                 backward: ast.stmt) -> str | None:
     """The `inputs=` expression restricting the backward to the leaves its graph reaches, minus the parameters the
-    moved optimizer step updates: a module or optimizer in scope with exactly those parameters, else ""."""
+    moved optimizer step updates: a module or optimizer in scope (or an attribute of an object in scope) with
+    exactly those parameters; "" when the backward reaches none of the stepped parameters (nothing to restrict);
+    None when it reaches them and no such expression exists (moved, the step would add that backward's gradients
+    to its own)."""
     call = backward.value if isinstance(backward, ast.Expr) else None
-    if not isinstance(call, ast.Call) or any(kw.arg == "inputs" for kw in call.keywords):
-        return ""
-    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "backward"):
-        return ""
+    if not isinstance(call, ast.Call) or not (isinstance(call.func, ast.Attribute) and call.func.attr == "backward"):
+        return None
     optimizer = write.site.optimizer
     if not isinstance(optimizer, OptimizerValue):
-        return ""
+        return None
     stepped = {id(p.group) for p in optimizer.params}
     reached = {id(item.group): item.group for item in tensor.graph if isinstance(item, LeafUse)}
     remaining = {key for key in reached if key not in stepped}
-    if not remaining or len(remaining) == len(reached) or any(reached[k].origin != "param" for k in remaining):
+    if len(remaining) == len(reached):
         return ""
+    if any(kw.arg == "inputs" for kw in call.keywords):
+        return None
+    if not remaining or any(reached[k].origin != "param" for k in remaining):
+        return None
     scopes = [frame.env] + ([frame.globals] if frame.globals is not frame.env else [])
-    for scope in scopes:
-        for name, value in scope.items():
-            if isinstance(value, (ModuleValue, InstanceValue)) and name.isidentifier() and \
-                    {id(p.group) for p in parameters_of(value)} == remaining:
-                return f"list({name}.parameters())"
-    for scope in scopes:
-        for name, value in scope.items():
-            if isinstance(value, OptimizerValue) and value is not optimizer and name.isidentifier() and \
-                    {id(p.group) for p in value.params} == remaining:
-                return f'[p for group in {name}.param_groups for p in group["params"]]'
-    return ""
+    named = [(name, value) for scope in scopes for name, value in scope.items() if name.isidentifier()]
+    named += [(f"{name}.{attr}", value) for name, holder in list(named) if isinstance(holder, InstanceValue)
+              for attr, value in holder.attrs.items() if attr.isidentifier()]
+    for name, value in named:
+        if isinstance(value, (ModuleValue, InstanceValue)) and {id(p.group) for p in parameters_of(value)} == remaining:
+            return f"list({name}.parameters())"
+    for name, value in named:
+        if isinstance(value, OptimizerValue) and value is not optimizer and \
+                {id(p.group) for p in value.params} == remaining:
+            return f'[p for group in {name}.param_groups for p in group["params"]]'
+    return None
 
 
 def block_index(tree: ast.AST) -> dict[int, tuple[list, int]]:

@@ -338,8 +338,11 @@ def _move_after_backward(f: WriteFacts) -> list[Candidate]:
     if move is None or after is None:
         return []
     if f.form == "optimizer":
-        if not inputs:
-            return []
+        if not inputs:  # that backward reaches none of the parameters the step updates
+            return [_candidate(MoveAfterBackward, "unsafe",
+                               f"Move `{f.text}` after the backward at line {backward.line} (unsafe: the step now "
+                               f"runs after that backward, which gets the gradients at the weights its forward "
+                               f"used)", move=move, after=after, backward=backward)]
         return [_candidate(MoveAfterBackward, "unsafe",
                            f"Move `{f.text}` after the backward at line {backward.line}, restricted to "
                            f"`inputs={inputs}` (unsafe: the step now runs after that backward, which gets the "
