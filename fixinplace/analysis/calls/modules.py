@@ -11,6 +11,7 @@ from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
     ClassValue,
+    DictValue,
     FunctionValue,
     InstanceValue,
     ModuleValue,
@@ -89,10 +90,15 @@ class ModulesMixin:
         label = f"<{kind}>"
         module = ModuleValue(kind=kind, label=label, line=node.lineno, node=node)
         if kind in MODULE_CONTAINERS:
-            items = args
-            if kind == "ModuleList" and args:
-                items = self.interp.iteration_items(args[0]) or []
-            module.children = [m for m in items if isinstance(m, (ModuleValue, InstanceValue))]
+            items = list(args)
+            if len(args) == 1 and isinstance(args[0], DictValue):
+                items = list(args[0].items.values())  # `nn.Sequential(OrderedDict([("conv", ...), ...]))`
+            elif kind == "ModuleList" and args:
+                items = self.interp.iteration_items(args[0])
+                items = [UNKNOWN] if items is None else items
+            # A layer the analysis does not know stays in its place (calling it gives an unknown value): dropped,
+            # it would make the container pass its input through unchanged.
+            module.children = [m if isinstance(m, (ModuleValue, InstanceValue)) else UNKNOWN for m in items]
             return module
         entry = self.table.module(kind) if self.table else None
         module.entry = entry

@@ -97,6 +97,10 @@ class BuiltinsMixin:
             return result
         if name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
             return self.attribute(args[0], str(node.args[1].value), node, frame)
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1], ScalarValue) and args[1].is_str \
+                and args[1].known and isinstance(args[1].constant, str):
+            # `getattr(nn, activation)()`, `getattr(nn, f"Conv{dims}d")`: a name the analysis computed
+            return self.attribute(args[0], args[1].constant, node, frame)
         if name == "super":
             return SuperValue(frame)
         if name == "dict" and not args:
