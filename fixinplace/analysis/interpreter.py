@@ -15,7 +15,7 @@ from collections import ChainMap, Counter
 from pathlib import Path as FilePath
 from typing import Any
 
-from fixinplace.analysis import calls, project
+from fixinplace.analysis import calls, project, strings
 from fixinplace.analysis.callers import runs_own_backward
 from fixinplace.analysis.calls.frameworks import entry_grad_mode
 from fixinplace.analysis.frame import (
@@ -917,7 +917,8 @@ class Interpreter:
         return value
 
     def expr_JoinedStr(self, node: ast.JoinedStr, frame: Frame) -> Value:
-        return ScalarValue(kind="str")
+        parts = [self.eval(piece.value, frame) for piece in node.values if isinstance(piece, ast.FormattedValue)]
+        return strings.joined(node, parts) or ScalarValue(kind="str")
 
     def expr_Name(self, node: ast.Name, frame: Frame) -> Value:
         name = node.id

@@ -32,7 +32,7 @@ from fixinplace.analysis.values import (
     truth_value,
 )
 
-from fixinplace.analysis import dtypes
+from fixinplace.analysis import dtypes, strings
 from fixinplace.analysis.calls.common import const_bool
 from fixinplace.analysis.calls.configuration import PARSERS, ArgNamespaceValue, ArgParserValue
 from fixinplace.analysis.calls.frameworks import framework_object
@@ -109,6 +109,8 @@ class DispatchMixin:
                 return MethodRef(base, attr)  # `MyFn.apply(x)`: runs `forward` (calls/autograd_functions.py)
             return found if found is not None else UNKNOWN
         if isinstance(base, ScalarValue):
+            if base.is_str and base.known and attr in strings.FOLDED_METHODS:
+                return MethodRef(base, attr)  # `"Conv{}d".format(dims)`: computed (`strings.str_method`)
             return SCALAR
         if isinstance(base, ArgNamespaceValue):
             return base.get(attr)
@@ -357,6 +359,8 @@ class DispatchMixin:
             self.interp.unresolved_method_modes.setdefault(name, set()).add(frame.grad_mode)
         if isinstance(receiver, TensorValue):
             return self.tensor_method(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, ScalarValue) and receiver.is_str:
+            return strings.str_method(receiver, name, args, kwargs) or UNKNOWN
         if isinstance(receiver, (ModuleValue, InstanceValue)):
             return self.module_method(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, OptimizerValue):

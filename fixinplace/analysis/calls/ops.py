@@ -28,7 +28,7 @@ from fixinplace.analysis.values import (
     truth_value,
 )
 
-from fixinplace.analysis import dtypes
+from fixinplace.analysis import dtypes, strings
 from fixinplace.analysis.calls.common import NONE_LITERAL, NOT_NONE, ArgFact
 from fixinplace.analysis.frame import Frame
 from fixinplace.analysis.moves import move_facts, recompute_facts
@@ -458,6 +458,8 @@ class TensorOpsMixin:
             receiver, other, dunder = left, right, f"__{name}__"
         elif isinstance(right, TensorValue):
             receiver, other, dunder = right, left, f"__r{name}__"
+        elif isinstance(left, ScalarValue) and left.is_str and isinstance(node.op, ast.Mod):
+            return strings.percent(left, right) or ScalarValue(kind="str")
         elif isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
             return fold_binop(node.op, left, right)
         else:
