@@ -675,10 +675,35 @@ class Interpreter:
         merged = outs[0]
         for other in outs[1:]:
             merged = join_envs(merged, other)
+        if len(outs) > 1:
+            self._qualify_joined(merged, outs, survivors, key)
         start_env.clear()
         start_env.update(merged)
         frame.env = start_env
         return False
+
+    @staticmethod
+    def _qualify_joined(merged: dict, outs: list[dict], survivors: list[int], key: tuple) -> None:
+        """Record, on each tensor value the merge made, the arms on which it is each of its groups."""
+        for name, value in merged.items():
+            if not isinstance(value, TensorValue) or not value.maybe_groups:
+                continue
+            per_arm = [(arm, out.get(name)) for arm, out in zip(survivors, outs)]
+            if any(v is value for _, v in per_arm):
+                continue  # a value one arm made itself, not a merge: shared with other holders
+            arms_of: dict[int, list] = {}
+            for arm, v in per_arm:
+                if isinstance(v, TensorValue):
+                    for g, _ in v.all_groups():
+                        arms_of.setdefault(id(g), []).append((arm, v.arm_path(g)))
+            qualified = {}
+            for g, _ in value.all_groups():
+                seen = arms_of.get(id(g), [])
+                if seen and len(seen) < len(survivors):
+                    inner = seen[0][1] if len(seen) == 1 else ()
+                    qualified[id(g)] = ((key, frozenset(arm for arm, _ in seen)),) + inner
+            if qualified:
+                value.group_arms = qualified
 
     @staticmethod
     def static_truth(test: Value | None) -> bool | None:

@@ -200,10 +200,18 @@ class TensorValue(Value):
     view: bool = False  # a view of another tensor (`x.view(...)`, `x[0]`, `x.t()`), not that tensor itself
     detached: bool = False  # `x.detach()`: another tensor object over x's storage and version counter
     dtype: Optional[str] = None  # "float32", "bool", ... where the analysis knows it (`fixinplace.analysis.dtypes`)
+    # After a branch: the arms on which the value is a given group (id of the group -> the path entries), for a
+    # group it is on some arms only (`x = conv(x)`, then `if use_bn: x = bn(x)`: the conv output only when
+    # `use_bn` is false). A write or a save through the value then happens on those arms only.
+    group_arms: Optional[dict] = None
 
     def all_groups(self) -> list[tuple[Group, bool]]:
         """(group, certain) pairs this value may write."""
         return [(self.group, True)] + [(g, False) for g in self.maybe_groups if g is not self.group]
+
+    def arm_path(self, group: "Group") -> tuple:
+        """The branch arms on which this value is `group` (path entries to add to an event's path), or ()."""
+        return self.group_arms.get(id(group), ()) if self.group_arms else ()
 
 
 class _NoConstant:

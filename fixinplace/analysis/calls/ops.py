@@ -140,7 +140,8 @@ class TensorOpsMixin:
             for group, group_certain in tensor.all_groups():
                 line, col, end_line, end_col = self.report.span(node)
                 saves.append(Save(
-                    group=group, version=len(group.writes), seq=next_seq(), path=frame.path, op=op, role=role,
+                    group=group, version=len(group.writes), seq=next_seq(), path=frame.path + tensor.arm_path(group),
+                    op=op, role=role,
                     label=tensor.label, line=line, column=col, file=self.report.file_of(node),
                     certain=certain and group_certain and tensor.is_tensor is True,
                     end_line=end_line, end_column=end_col, operand=span, device=device,
@@ -206,7 +207,8 @@ class TensorOpsMixin:
             # that requires grad passed to it is a hazard of the call, reported where the call is seen.
         stmts = tuple(self.interp.statements)
         for group, group_certain in value.all_groups():
-            write = Write(group=group, seq=next_seq(), path=frame.path, site=site, certain=certain and group_certain,
+            write = Write(group=group, seq=next_seq(), path=frame.path + value.arm_path(group), site=site,
+                          certain=certain and group_certain,
                           silent=silent, label=label, allowed=frame.allow_mutation, stmts=stmts,
                           maybe_not_tensor=value.is_tensor is None)
             group.writes.append(write)
