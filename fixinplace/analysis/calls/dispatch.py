@@ -89,6 +89,9 @@ class DispatchMixin:
                 return base.attrs[attr]
             if attr == "training" and base.cls.is_module:
                 return truth_value(base.training)  # True once built, False after `eval()`
+            if attr == "_modules" and base.cls.is_module:
+                # `self._modules["gcl_%d" % i]`: the submodules it holds, by attribute name
+                return DictValue({k: v for k, v in base.attrs.items() if isinstance(v, (ModuleValue, InstanceValue))})
             found = self.interp.lookup_class_attr(base.cls, attr)
             if isinstance(found, FunctionValue):
                 if found.kind == "property":

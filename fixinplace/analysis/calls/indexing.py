@@ -134,7 +134,10 @@ class IndexingMixin:
             if isinstance(node.slice, ast.Constant) and node.slice.value in base.items:
                 return base.items[node.slice.value]
             if not isinstance(node.slice, ast.Constant):
-                self.interp.eval(node.slice, frame)
+                key = self.interp.eval(node.slice, frame)
+                if isinstance(key, ScalarValue) and key.known and isinstance(key.constant, (str, int)) \
+                        and key.constant in base.items:
+                    return base.items[key.constant]  # `d["gcl_%d" % i]`, `d[name]`: a key the analysis computed
             return self.interp.element_value(base, list(base.items.values()))
         if isinstance(base, SeqValue) and isinstance(node.slice, ast.Slice):
             part = self.slice_of(base, node.slice, frame)
@@ -202,7 +205,10 @@ class IndexingMixin:
             if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, (str, int)):
                 base.items[target.slice.value] = value
             else:
-                self.interp.eval(target.slice, frame)
+                key = self.interp.eval(target.slice, frame)
+                if isinstance(key, ScalarValue) and key.known and isinstance(key.constant, (str, int)) \
+                        and not frame.path and not frame.loop_tags:
+                    base.items[key.constant] = value
             return
         if isinstance(base, SeqValue):
             # `layers[0] = nn.ReLU(inplace=False)`: the list now holds the new item.

@@ -9,6 +9,7 @@ from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
     DictValue,
+    InstanceValue,
     ModuleValue,
     ParamsValue,
     QualName,
@@ -101,6 +102,13 @@ class BuiltinsMixin:
                 and args[1].known and isinstance(args[1].constant, str):
             # `getattr(nn, activation)()`, `getattr(nn, f"Conv{dims}d")`: a name the analysis computed
             return self.attribute(args[0], args[1].constant, node, frame)
+        if name == "setattr" and len(args) == 3 and isinstance(args[0], InstanceValue) \
+                and isinstance(args[1], ScalarValue) and args[1].is_str and args[1].known \
+                and isinstance(args[1].constant, str) and args[1].constant.isidentifier():
+            # `setattr(self, "layer%d" % i, Layer())`: as `self.layer0 = Layer()`
+            owner = self.text(node.args[0]) if node.args else "self"
+            self.interp.set_attribute(args[0], args[1].constant, args[2], f"{owner}.{args[1].constant}", frame)
+            return SCALAR
         if name == "super":
             return SuperValue(frame)
         if name == "dict" and not args:
