@@ -1,0 +1,134 @@
+"""Models whose structure is computed: layer classes named by strings (`getattr(nn, "Conv{}d".format(dims))`,
+f-strings, `%`), layers registered and fetched by computed names (`add_module("gcl_%d" % i, ...)`,
+`self._modules[...]`, `setattr`), containers holding layers the analysis does not know, and values that are one
+tensor on one branch arm and another on the other.
+
+Each program's `main()` is run under torch (one child for all): the hazardous ones raise the autograd error
+("modified by an inplace operation", or the leaf error), the safe ones run; `check` agrees (an error, or no
+error or warning)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from clirun import cli
+from labels import LEAF_ERROR, raises_inplace_error
+
+HEADER = "import torch\nimport torch.nn as nn\n\n\n"
+
+_BLOCK = """
+    def block(dimensions, activation="ReLU", normalization="batch"):
+        conv = getattr(nn, {conv})(3, 3, 1)
+        norm = getattr(nn, "{{}}Norm{{}}d".format(normalization.capitalize(), dimensions))(3)
+        return nn.Sequential(conv, norm, getattr(nn, activation)())
+
+
+    def main():
+        x = block(2)(torch.randn(2, 3, 4, 4))
+        x += 1
+        x.sum().backward()
+"""
+
+_LAYERS = """
+    class Layer(nn.Module):
+        def forward(self, h, coord):
+            coord += h
+            return h, coord
+
+
+    class Net(nn.Module):
+        def __init__(self, n_layers=2):
+            super().__init__()
+            self.n_layers = n_layers
+            for i in range(n_layers):
+                {register}
+
+        def forward(self, h, x):
+            for i in range(self.n_layers):
+                h, x = {fetch}(h, x)
+            return h, x
+
+
+    def main():
+        x = torch.randn(3).requires_grad_(True)
+        h, out = Net()(torch.randn(3), x)
+        out.sum().backward()
+"""
+
+# name -> (program defining main(), what main() raises: "saved" (modified by an inplace operation), "leaf" (the
+# leaf error) or None)
+PROGRAMS = {
+    "layer_named_by_format": (_BLOCK.format(conv='"Conv{}d".format(dimensions)'), "saved"),
+    "layer_named_by_fstring": (_BLOCK.format(conv='f"Conv{dimensions}d"'), "saved"),
+    "layer_named_by_percent": (_BLOCK.format(conv='"Conv%dd" % dimensions'), "saved"),
+    "modules_by_computed_name": (_LAYERS.format(register='self.add_module("gcl_%d" % i, Layer())',
+                                                fetch='self._modules["gcl_%d" % i]'), "leaf"),
+    "setattr_by_computed_name": (_LAYERS.format(register='setattr(self, f"gcl_{i}", Layer())',
+                                                fetch='getattr(self, f"gcl_{i}")'), "leaf"),
+    # A layer the analysis does not know stays in its place in the container: its output is not its input.
+    "sequential_of_an_unknown_layer": ("""
+        def main():
+            import copy
+
+            layers = nn.ModuleList()
+            layers.append(copy.deepcopy(nn.Linear(3, 3)))  # a layer the analysis does not follow
+            x = torch.randn(3, requires_grad=True)
+            y = nn.Sequential(*layers)(x)
+            y += 1  # the Linear's output: nothing saved it (and it is not the leaf `x`)
+            y.sum().backward()
+    """, None),
+    # The conv output is what the ReLU writes only when there is no BatchNorm, and BatchNorm saves it only when
+    # there is one: the two never meet.
+    "arms_never_meet": ("""
+        class Backbone(nn.Module):
+            def __init__(self, use_bn):
+                super().__init__()
+                self.use_bn = use_bn
+                self.conv = nn.Conv2d(3, 3, 1)
+                self.bn = nn.BatchNorm2d(3)
+                self.relu = nn.ReLU(inplace=True)
+
+            def forward(self, x):
+                x = self.conv(x)
+                if self.use_bn:
+                    x = self.bn(x)
+                return self.relu(x)
+
+
+        def main():
+            use_bn = torch.rand(1).item() < 0.5  # decided when it runs
+            Backbone(use_bn)(torch.randn(2, 3, 4, 4)).sum().backward()
+            Backbone(not use_bn)(torch.randn(2, 3, 4, 4)).sum().backward()
+    """, None),
+}
+
+
+def _program(name: str) -> str:
+    return HEADER + textwrap.dedent(PROGRAMS[name][0]).strip("\n") + '\n\n\nif __name__ == "__main__":\n    main()\n'
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory) -> tuple[Path, dict]:
+    """The programs' folder and what each one's `main()` raises (one child per error message)."""
+    folder = tmp_path_factory.mktemp("dynamic")
+    for name in PROGRAMS:
+        (folder / f"{name}.py").write_text(_program(name), encoding="utf-8")
+    leaf = {name for name, (_, label) in PROGRAMS.items() if label == "leaf"}
+    saved = raises_inplace_error(folder, {n: (f"{n}.py", "main()") for n in PROGRAMS if n not in leaf})
+    leaves = raises_inplace_error(folder, {n: (f"{n}.py", "main()") for n in leaf}, LEAF_ERROR)
+    return folder, {**{n: "saved" if r else None for n, r in saved.items()},
+                    **{n: "leaf" if r else None for n, r in leaves.items()}}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_dynamic_structure(name: str, measured: tuple[Path, dict]) -> None:
+    folder, raises = measured
+    assert raises[name] == PROGRAMS[name][1], f"{name}: the label is not what torch does"
+    proc = cli("check", "--no-cache", "--format", "json", f"{name}.py", cwd=folder)
+    found = [(d["code"], d["severity"]) for d in json.loads(proc.stdout)["diagnostics"]
+             if d["severity"] in ("error", "warning")]
+    expected = {"saved": [("FIP101", "error")], "leaf": [("FIP102", "error")], None: []}[raises[name]]
+    assert found == expected, found
