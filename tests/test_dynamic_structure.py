@@ -1,7 +1,7 @@
 """Models whose structure is computed: layer classes named by strings (`getattr(nn, "Conv{}d".format(dims))`,
 f-strings, `%`), layers registered and fetched by computed names (`add_module("gcl_%d" % i, ...)`,
-`self._modules[...]`, `setattr`), containers holding layers the analysis does not know, and values that are one
-tensor on one branch arm and another on the other.
+`self._modules[...]`, `setattr`), subclasses of torch layers, containers holding layers the analysis does not
+know, and values that are one tensor on one branch arm and another on the other.
 
 Each program's `main()` is run under torch (one child for all): the hazardous ones raise the autograd error
 ("modified by an inplace operation", or the leaf error), the safe ones run; `check` agrees (an error, or no
@@ -68,6 +68,24 @@ PROGRAMS = {
                                                 fetch='self._modules["gcl_%d" % i]'), "leaf"),
     "setattr_by_computed_name": (_LAYERS.format(register='setattr(self, f"gcl_{i}", Layer())',
                                                 fetch='getattr(self, f"gcl_{i}")'), "leaf"),
+    # A subclass of a torch layer: `super().__init__` builds the layer, `super().forward` applies it (Glow's
+    # coupling convolutions save `z1`, a view of the `z` that `z2 += shift` writes).
+    "subclass_of_a_layer": ("""
+        class Conv2d(nn.Conv2d):
+            def __init__(self, cin, cout):
+                super().__init__(cin, cout, 3, 1, 1)
+                self.weight.data.normal_(mean=0.0, std=0.05)
+
+            def forward(self, x):
+                return super().forward(x)
+
+
+        def main():
+            z = torch.randn(2, 4, 4, 4, requires_grad=True) * 1
+            z1, z2 = z[:, :2], z[:, 2:]
+            z2 += Conv2d(2, 2)(z1)
+            z2.sum().backward()
+    """, "saved"),
     # A layer the analysis does not know stays in its place in the container: its output is not its input.
     "sequential_of_an_unknown_layer": ("""
         def main():

@@ -529,6 +529,9 @@ class ClassValue(Value):
 # Where an instance of a class subclassing `nn.Sequential` / `nn.ModuleList` keeps the container its
 # `super().__init__(*layers)` built (not an identifier: no attribute of user code can clash with it).
 CONTAINER_ATTR = "<container>"
+# Likewise, an instance of a class subclassing a `torch.nn` layer (`class Conv2d(nn.Conv2d)`) keeps the layer its
+# `super().__init__(...)` built: `super().forward(x)` applies it.
+LAYER_ATTR = "<layer>"
 
 
 @dataclass(eq=False)

@@ -8,6 +8,7 @@ import ast
 
 from fixinplace.analysis.values import (
     CONTAINER_ATTR,
+    LAYER_ATTR,
     SCALAR,
     UNKNOWN,
     ClassValue,
@@ -41,6 +42,16 @@ def container_kind(base: Value) -> str | None:
     if isinstance(base, QualName) and base.name.startswith("torch.nn."):
         last = base.name.rsplit(".", 1)[-1]
         return last if last in MODULE_CONTAINERS else None
+    return None
+
+
+def layer_kind(base: Value) -> str | None:
+    """The `torch.nn` layer a class base is (`nn.Conv2d`: "Conv2d"), when it is one other than `Module` and the
+    containers, else None."""
+    if isinstance(base, QualName) and base.name.startswith("torch.nn.") and ".functional." not in base.name:
+        last = base.name.rsplit(".", 1)[-1]
+        if last[:1].isupper() and last not in MODULE_CONTAINERS and last != "Module":
+            return last
     return None
 
 
@@ -372,8 +383,34 @@ class ModulesMixin:
         container = inst.attrs.get(CONTAINER_ATTR)
         if isinstance(container, ModuleValue) and container.kind == "Sequential":
             return self.call_module(container, args, kwargs, node, frame)
+        layer = inst.attrs.get(LAYER_ATTR)
+        if isinstance(layer, ModuleValue):  # a subclass of a torch layer with no `forward` of its own
+            return self.call_module(layer, args, kwargs, node, frame)
         params = self.parameters_of(inst)
         return self.generic_op(inst.cls.name, list(args) + params, kwargs, node, frame, is_tensor=None)
+
+    def _layer_super(self, inst: InstanceValue, kind: str, name: str, args: list, kwargs: dict, node: ast.Call,
+                     frame: Frame) -> Value:
+        """`super().__init__(...)` / `super().forward(x)` in a subclass of a `torch.nn` layer: the instance holds
+        the layer (its parameters and buffers become the instance's attributes), and `forward` applies it with
+        the parameters the instance holds now (a subclass may replace `self.weight`)."""
+        if name == "__init__":
+            layer = self.make_module(kind, args, kwargs, node)
+            inst.attrs[LAYER_ATTR] = layer
+            if isinstance(layer, ModuleValue):
+                for pname, value in {**layer.params, **layer.buffers}.items():
+                    value.group.rename(f"self.{pname}")
+                    value.label = f"self.{pname}"
+                    inst.attrs[pname] = value
+            return SCALAR
+        layer = inst.attrs.get(LAYER_ATTR)
+        if name in ("forward", "__call__") and isinstance(layer, ModuleValue):
+            for table in (layer.params, layer.buffers):
+                for pname in table:
+                    if isinstance(inst.attrs.get(pname), TensorValue):
+                        table[pname] = inst.attrs[pname]
+            return self.call_module(layer, args, kwargs, node, frame)
+        return UNKNOWN
 
     def instantiate(self, cls: ClassValue, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Construct a file-defined class, running its `__init__`."""
@@ -395,6 +432,9 @@ class ModulesMixin:
                     # the container, which runs them in order when the class has no `forward` of its own.
                     inst.attrs[CONTAINER_ATTR] = self.make_module(container, args, kwargs, node)
                     return SCALAR
+                layer = layer_kind(base)
+                if layer is not None and self.table is not None and self.table.module(layer) is not None:
+                    return self._layer_super(inst, layer, name, args, kwargs, node, frame)
                 if isinstance(base, ClassValue):
                     fn = self.interp.lookup_class_attr(base, name)
                     if isinstance(fn, FunctionValue):
