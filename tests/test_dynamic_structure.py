@@ -86,6 +86,15 @@ PROGRAMS = {
             z2 += Conv2d(2, 2)(z1)
             z2.sum().backward()
     """, "saved"),
+    # A `SimpleNamespace` holds the tensors it is given: the leaf written in place is the one it was built with.
+    "simple_namespace": ("""
+        def main():
+            from types import SimpleNamespace
+
+            params = SimpleNamespace(weight=torch.ones(3), scale=2.0)
+            params.weight.requires_grad = True
+            params.weight.mul_(params.scale)
+    """, "leaf"),
     # A layer the analysis does not know stays in its place in the container: its output is not its input.
     "sequential_of_an_unknown_layer": ("""
         def main():

@@ -59,6 +59,12 @@ PASSTHROUGH = {"torch.compile", "torch.jit.script", "torch.jit.trace", "torch.nn
                "torch.nn.utils.weight_norm", *MODULE_WRAPPERS}
 
 
+# The class of `types.SimpleNamespace` objects: no methods, no bases; instances keep their attributes.
+_NAMESPACE_CLASS = ClassValue(node=ast.ClassDef(name="SimpleNamespace", bases=[], keywords=[], body=[],
+                                                decorator_list=[]),
+                              name="SimpleNamespace", bases=[], attrs={}, is_module=False)
+
+
 class DispatchMixin:
     """Call expressions, dispatch on the callee, qualified names, methods, attributes."""
 
@@ -238,6 +244,9 @@ class DispatchMixin:
             return self.make_optimizer(last, args, kwargs, node)
         if name.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in name:
             return self.make_module(last, args, kwargs, node)
+        if name in ("types.SimpleNamespace", "argparse.Namespace") and not args:
+            # An object holding what it is given (`potential = SimpleNamespace(parameters=w, ...)`).
+            return InstanceValue(cls=_NAMESPACE_CLASS, label=self.text(node), attrs=dict(kwargs))
         if name == "itertools.chain" and args and all(isinstance(a, (SeqValue, ParamsValue)) for a in args):
             return self.concatenate(list(args), node)
         if name.startswith("numpy."):
