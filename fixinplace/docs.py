@@ -4,6 +4,8 @@
 - `docs/fixes.md` (one section per rewrite, with its before/after examples) from the codemods in `codemods/`;
 - `docs/saved-tensors.md` (what common ops and modules save for backward) from the shipped saved-tensor table;
 - the rule table of README.md (between `<!-- rules:start` and `<!-- rules:end -->`);
+- the rule pages of the site's navigation in `mkdocs.yml` (between `# rules:start` and `# rules:end`), next to the
+  docs folder;
 - with `--outputs` only, the example outputs of README.md and the command pages, between `<!-- output:NAME -->` and
   `<!-- output:end -->`: the example program `docs/examples/train.py` and what each command prints on it, obtained by
   running the command (`verify` and `trace` need torch). Without it they are left as they are, so the pages render
@@ -35,6 +37,8 @@ DEFAULT_README = REPO / "README.md"
 README_START = "<!-- rules:start"
 README_END = "<!-- rules:end -->"
 RULES_DIR = "rules"  # the per-rule pages, under the docs folder
+NAV_START = "# rules:start"
+NAV_END = "# rules:end"
 EXAMPLE = DEFAULT_DOCS / "examples" / "train.py"  # the program the example outputs are made with
 # The docs pages with output markers.
 OUTPUT_PAGES = ("index.md", "check.md", "fix.md", "verify.md", "trace.md", "formats.md")
@@ -367,8 +371,24 @@ def render_readme(readme: str, outputs: bool = True) -> str:
     return render_outputs(readme) if outputs else readme
 
 
+def render_nav(config: str) -> str:
+    """`mkdocs.yml` with one navigation entry per rule between its `# rules:start` and `# rules:end` lines, at the
+    indentation of the start marker."""
+    lines = config.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.strip().startswith(NAV_START)]
+    ends = [i for i, line in enumerate(lines) if line.strip() == NAV_END]
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        return config
+    indent = lines[starts[0]][: len(lines[starts[0]]) - len(lines[starts[0]].lstrip())]
+    entries = [f"{indent}- {rule.code} {rule.name}: {rule_page_path(rule)}\n" for rule in RULES]
+    return "".join(lines[: starts[0] + 1] + entries + lines[ends[0]:])
+
+
 def _targets(docs_dir: Path, readme: Path, outputs: bool) -> list[tuple[Path, str]]:
     targets = [(docs_dir / relative, text) for relative, text in render_pages().items()]
+    config = docs_dir.parent / "mkdocs.yml"
+    if config.is_file():
+        targets.append((config, render_nav(config.read_text(encoding="utf-8"))))
     if outputs:
         for name in OUTPUT_PAGES:
             page = docs_dir / name

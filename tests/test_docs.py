@@ -18,6 +18,7 @@ from fixinplace.docs import (
     SAVED_OPS,
     example_output,
     fix_anchor,
+    render_nav,
     render_outputs,
     render_pages,
     render_readme,
@@ -190,6 +191,17 @@ def test_docs_document_the_contract():
 
 
 # README
+
+
+def test_site_navigation_lists_every_rule_page():
+    """The rule pages of mkdocs.yml's navigation are generated: each rule once, in order, and a rule missing from
+    the committed file is put back by `python -m fixinplace.docs`."""
+    config = (REPO / "mkdocs.yml").read_text()
+    assert render_nav(config) == config
+    listed = re.findall(r"^\s+- (FIP\d+) [\w-]+: (rules/fip\d+\.md)$", config, re.M)
+    assert listed == [(rule.code, rule_page_path(rule)) for rule in RULES]
+    without_last = re.sub(rf"^\s+- {RULES[-1].code} .*\n", "", config, flags=re.M)
+    assert without_last != config and render_nav(without_last) == config
 
 
 def test_readme_rule_table_lists_every_rule():
