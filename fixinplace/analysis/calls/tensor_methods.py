@@ -102,8 +102,8 @@ class TensorMethodsMixin:
     def _same_tensor(self, t: TensorValue, entry, name: str, args: list, kwargs: dict) -> Tri:
         """Whether a conversion returns `t` itself (True) or a new tensor (False), for a call the table measured
         returning its input when nothing changes: True when `t`'s dtype is known and is the one asked for, False
-        when both are known and differ or the call always copies (`copy=True`); None when either is not known, or a device may be named (`x.to(device)`
-        copies when the device differs, which the analysis cannot tell)."""
+        when both are known and differ or the call always copies (`copy=True`); None when either is not known, or
+        a device may be named (`x.to(device)` copies when the device differs, which the analysis cannot tell)."""
         if entry is None or not hasattr(entry, "identity_for"):
             return None
         identity = entry.identity_for([self.fact(a) for a in [t, *args]], {k: self.fact(v) for k, v in kwargs.items()})
