@@ -27,7 +27,7 @@ class Rule:
     # Which family of rewrites the fix stage plans for it (`fixinplace.fix.candidates.PLANNERS`): "saved" (out of
     # place, or a clone where the op saves), "leaf" (no_grad, or a new tensor), "optimizer" (the step after the
     # backward), "data" (the `.data` write made differentiable, all unsafe), "array" (a copy where the tensor is
-    # made, or the write out of place, all unsafe); "" for none.
+    # made, or the write out of place, all unsafe), "reused" (the call without `inplace=True`, unsafe); "" for none.
     repair: str = ""
 
 
@@ -359,6 +359,52 @@ DATA_WRITE_IN_FORWARD = Rule(
     ),
 )
 
+INPLACE_INPUT_REUSED = Rule(
+    code="FIP107",
+    repair="reused",
+    name="inplace-input-reused",
+    severity=Severity.WARNING,
+    summary="An in-place activation's input is read again after the call, under its old name",
+    explanation=(
+        "`out = self.block(x)` where the block's first layer is `nn.ReLU(inplace=True)` (or `out = F.relu(x, "
+        "inplace=True)`) writes `x` itself: a later `out += x` (a residual connection) adds the activated values, "
+        "not the input. Nothing raises when no op saved `x`, and the outputs and gradients silently differ from "
+        "what the code reads as. Reported when the call's result is bound to another name and `x` is read again "
+        "afterwards; a warning, because code may mean the activated values. The fix builds the module (or calls "
+        "the function) without `inplace=True` (unsafe: the values the later read sees change, which is the point)."
+    ),
+    flagged=(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "\n"
+        "\n"
+        "class ResBlock(nn.Module):\n"
+        "    def __init__(self, channel):\n"
+        "        super().__init__()\n"
+        "        self.conv = nn.Sequential(nn.ReLU(inplace=True), nn.Conv2d(channel, channel, 3, padding=1))\n"
+        "\n"
+        "    def forward(self, input):\n"
+        "        out = self.conv(input)  # expect: FIP107\n"
+        "        out += input\n"
+        "        return out\n",
+    ),
+    clean=(
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "\n"
+        "\n"
+        "class ResBlock(nn.Module):\n"
+        "    def __init__(self, channel):\n"
+        "        super().__init__()\n"
+        "        self.conv = nn.Sequential(nn.ReLU(), nn.Conv2d(channel, channel, 3, padding=1))\n"
+        "\n"
+        "    def forward(self, input):\n"
+        "        out = self.conv(input)\n"
+        "        out += input\n"
+        "        return out\n",
+    ),
+)
+
 INPLACE_WRITE = Rule(
     code="FIP900",
     name="inplace-write",
@@ -383,6 +429,7 @@ RULES: tuple[Rule, ...] = (
     SILENT_SAVED_TENSOR_MUTATION,
     SHARED_ARRAY_MUTATED,
     DATA_WRITE_IN_FORWARD,
+    INPLACE_INPUT_REUSED,
     INPLACE_WRITE,
 )
 

@@ -1,5 +1,5 @@
-"""Writes through `.data` that autograd never sees: `p.data = new` after a save (FIP104), and a parameter written
-through `.data` inside `forward`, which then uses it (FIP106).
+"""Writes autograd never sees: `p.data = new` after a save (FIP104), a parameter written through `.data` inside
+`forward`, which then uses it (FIP106), and an in-place activation whose input is read again (FIP107).
 
 Each program is labelled by running: `main()` returns the gradients, once as written and once as its author meant
 it (`INTENDED`: the save kept intact, or the op computed out of place). When the two differ, `check` must report
@@ -74,6 +74,25 @@ PROGRAMS = {
             w = self.weight / self.weight.norm(dim=1, keepdim=True)
             return F.linear(x, w)
     """), ("FIP106", "warning")),
+    # The block's first layer is an in-place ReLU: it rectifies `input` itself, and the residual adds the rectified
+    # values (VQ-VAE-2's ResBlock); nothing saved `input`, so nothing raises (FIP107).
+    "inplace_relu_clobbers_skip": ("""
+        def main():
+            torch.manual_seed(0)
+            conv = nn.Sequential(nn.ReLU(inplace=True), nn.Conv2d(2, 2, 1))
+            input = torch.randn(1, 2, 3, 3)
+            out = conv(input)  # marked
+            out += input
+            return out.tolist()
+    """, """
+        def main():
+            torch.manual_seed(0)
+            conv = nn.Sequential(nn.ReLU(), nn.Conv2d(2, 2, 1))
+            input = torch.randn(1, 2, 3, 3)
+            out = conv(input)
+            out += input
+            return out.tolist()
+    """, ("FIP107", "warning")),
     # Under `torch.no_grad()` the write is outside autograd on purpose (a constraint), and says so.
     "renormalised_under_no_grad": (_norm_linear("""
         with torch.no_grad():

@@ -17,6 +17,7 @@ from fixinplace.rules import (
     SILENT_SAVED_TENSOR_MUTATION,
     SHARED_ARRAY_MUTATED,
     DATA_WRITE_IN_FORWARD,
+    INPLACE_INPUT_REUSED,
 )
 
 
@@ -304,6 +305,15 @@ class Reporter:
         """A write to a tensor sharing a NumPy array's memory, which is read afterwards (`message` says how)."""
         self.add(site, SHARED_ARRAY_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message,
                  stmts=stmts, paths=(path,), subject=label)
+
+    def reused_input(self, site: Site, label: str, root: str, bound: str, certain: bool, stmts: tuple = ()) -> None:
+        """An in-place call whose result is bound to another name, and whose input is read again (FIP107)."""
+        ctor = site.info.get("module_ctor")
+        by = f"`{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else f"`{site.op}`"
+        message = (f"{by} writes `{root}` in place, and its result is bound to `{bound}`; `{root}` is read again "
+                   f"afterwards, where it holds the written values, not the ones before the call. Nothing raises. If "
+                   f"that read means the values before the call, do not write in place (`inplace=False`)")
+        self.add(site, INPLACE_INPUT_REUSED.code, Severity.WARNING, message, stmts=stmts, subject="")
 
     def hidden_write(self, site: Site, label: str, param: str, used: str, stmts: tuple = ()) -> None:
         """A parameter written through `.data` in a `forward` that then uses it (FIP106)."""

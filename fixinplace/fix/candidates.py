@@ -328,6 +328,14 @@ def _array(f: WriteFacts, style: str) -> list[Candidate]:
     return out + [_unsafe(c, why) for c in _saved(f, style)]
 
 
+def _reused(f: WriteFacts, style: str) -> list[Candidate]:
+    """An in-place call whose input is read again (FIP107): the call without `inplace=True` (or the literal it
+    came from turned off). Unsafe: the later read then sees the values before the call, which is the point."""
+    why = " (unsafe: the later read of the input sees the values before the call)"
+    keep = (RemoveInplace, InplaceLiteralOff)
+    return [_unsafe(c, why) for c in _saved(f, style) if c.codemod in keep]
+
+
 def _move_after_backward(f: WriteFacts) -> list[Candidate]:
     """The statement holding the write moved after the backward that needs what it changes (every save agrees
     on where): an update that belongs after the backward. Always unsafe: the update runs later."""
@@ -453,4 +461,5 @@ PLANNERS = {
     "optimizer": lambda f, style: _move_after_backward(f),
     "data": _silent,
     "array": _array,
+    "reused": _reused,
 }

@@ -206,6 +206,8 @@ class TensorOpsMixin:
             # argument does what its callers ask (logits filters, in-place helpers, `out=` buffers), and a leaf
             # that requires grad passed to it is a hazard of the call, reported where the call is seen.
         stmts = tuple(self.interp.statements)
+        if site.form in ("inplace_module", "inplace_kw") and not silent:
+            self.note_reused_input(site, label, certain and not value.maybe_groups, stmts)
         for group, group_certain in value.all_groups():
             write = Write(group=group, seq=next_seq(), path=frame.path + value.arm_path(group), site=site,
                           certain=certain and group_certain,
@@ -228,6 +230,20 @@ class TensorOpsMixin:
                     alias.writes.append(Write(group=alias, seq=write.seq, path=frame.path, site=site,
                                               certain=write.certain, silent=True, label=label,
                                               allowed=frame.allow_mutation, stmts=stmts, via="base"))
+
+    def note_reused_input(self, site: Site, label: str, certain: bool, stmts: tuple) -> None:
+        """An in-place activation whose result is bound to another name (`out = self.conv(x)`, the first layer
+        `nn.ReLU(inplace=True)`), when the input's name is read again afterwards (`out += x`): that read gets the
+        activated values, not the ones before the call (FIP107)."""
+        info = site.info
+        statement = info.get("statement")
+        root = info.get("root", "")
+        if not (info.get("root_kind") in ("local", "argument") and root.isidentifier() and info.get("read_after")
+                and statement is not None and statement.shape == "assign" and statement.assigned
+                and statement.assigned != root and info.get("target") == root):
+            return
+        self.interp.memo.impure()
+        self.report.reused_input(site, label, root, statement.assigned, certain, stmts=stmts)
 
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:
