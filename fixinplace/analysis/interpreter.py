@@ -422,6 +422,11 @@ class Interpreter:
         """The innermost statement being run."""
         return self.statements[-1] if self.statements else None
 
+    @property
+    def current_scope(self) -> ast.AST:
+        """The function definition being run, or the module when no function is."""
+        return self.call_stack[-1] if self.call_stack else self.tree
+
     def stmt_Expr(self, stmt: ast.Expr, frame: Frame) -> None:
         value = self.eval(stmt.value, frame)
         if isinstance(value, GradModeCtx) and value.applies_now:

@@ -101,7 +101,7 @@ def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
     if forward is None:
         return {}
     bound = {t.id for t in forward.targets}
-    scope = interp.call_stack[-1] if interp.call_stack else interp.tree
+    scope = interp.current_scope
     if any(isinstance(n, ast.Name) and n.id in bound and not _within(n, forward) and not _within(n, loop)
            for n in ast.walk(scope)):
         return {}

@@ -306,7 +306,7 @@ class Reporter:
         self.add(site, SHARED_ARRAY_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message,
                  stmts=stmts, paths=(path,), subject=label)
 
-    def reused_input(self, site: Site, label: str, root: str, bound: str, certain: bool, stmts: tuple = ()) -> None:
+    def reused_input(self, site: Site, root: str, bound: str, stmts: tuple = ()) -> None:
         """An in-place call whose result is bound to another name, and whose input is read again (FIP107)."""
         ctor = site.info.get("module_ctor")
         by = f"`{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else f"`{site.op}`"

@@ -289,6 +289,13 @@ def known_int(value: object) -> int | None:
     return None
 
 
+def known_str(value: object) -> str | None:
+    """The str an abstract value is known to be (a name, a key, a format), else None."""
+    if isinstance(value, ScalarValue) and value.is_str and value.known:
+        return value.constant  # type: ignore[return-value]
+    return None
+
+
 def truth_value(truth: Tri) -> "ScalarValue":
     """A bool whose value is `truth` (unknown when None)."""
     return ScalarValue(kind="bool") if truth is None else ScalarValue(kind="bool", constant=truth)

@@ -30,7 +30,7 @@ class ArraysMixin:
     """`torch.from_numpy` and friends, and writes to the tensors they make."""
 
     @staticmethod
-    def numpy_result(name: str) -> Value:
+    def numpy_result(name: str) -> Value | None:
         """What a NumPy call returns: an array for the creation routines and `numpy.random`, else unknown."""
         last = name.rsplit(".", 1)[-1]
         if last in ARRAY_MAKERS or name.startswith("numpy.random."):
@@ -58,7 +58,7 @@ class ArraysMixin:
         made.group.array_source = ArraySource(
             call=self.text(node), label=self.text(source), root=root, root_kind=kind,
             line=getattr(node, "lineno", 0), span=self.report.span(node) if in_file else None, doubt=doubt,
-            scope=self.interp.call_stack[-1] if self.interp.call_stack else self.interp.tree)
+            scope=self.interp.current_scope)
         return made
 
     def _array_root(self, node: ast.AST, frame: Frame) -> tuple[str, str, bool | None]:
@@ -72,20 +72,14 @@ class ArraysMixin:
             basic = plain if basic is None else basic and plain
             node = node.value
         if isinstance(node, ast.Name):
-            name = node.id
-            passed = frame.param_values
-            if name in passed and frame.env.get(name) is passed[name]:
-                return name, "argument", basic
-            if frame.function == "<module>" or name in frame.env:
-                return name, "local", basic
-            return name, "global", basic
+            return node.id, self.name_kind(node.id, frame), basic
         if isinstance(node, ast.Attribute):
             return self.text(node), "attribute", basic
         return self.text(node), "other", basic
 
     def array_written(self, frame: Frame, site, label: str, source: ArraySource, certain: bool) -> None:
         """A write to a tensor sharing `source`'s memory: reported when the array is read afterwards."""
-        scope = self.interp.call_stack[-1] if self.interp.call_stack else self.interp.tree
+        scope = self.interp.current_scope
         stmt = self.interp.current_statement
         here = scope is source.scope and stmt is not None
         made = f"`{source.call}` at line {source.line}" if source.span else f"`{source.call}`"

@@ -25,6 +25,7 @@ from fixinplace.analysis.values import (
     Tri,
     Value,
     known_int,
+    known_str,
     tri_or,
 )
 
@@ -184,9 +185,8 @@ class ModulesMixin:
             # `self.body.add_module("block1", m)`: a container runs it after the others; an instance holds it.
             if isinstance(module, ModuleValue) and module.kind in ("ModuleList", "Sequential"):
                 module.children.append(args[1])
-            elif isinstance(module, InstanceValue) and isinstance(args[0], ScalarValue) and args[0].is_str \
-                    and args[0].known:
-                module.attrs[args[0].constant] = args[1]  # type: ignore[index]
+            elif isinstance(module, InstanceValue) and (attr := known_str(args[0])) is not None:
+                module.attrs[attr] = args[1]
             return SCALAR
         if name in ("append", "extend", "insert") and isinstance(module, ModuleValue) \
                 and module.kind in ("ModuleList", "Sequential"):

@@ -207,7 +207,7 @@ class TensorOpsMixin:
             # that requires grad passed to it is a hazard of the call, reported where the call is seen.
         stmts = tuple(self.interp.statements)
         if site.form in ("inplace_module", "inplace_kw") and not silent:
-            self.note_reused_input(site, label, certain and not value.maybe_groups, stmts)
+            self.note_reused_input(site, stmts)
         for group, group_certain in value.all_groups():
             write = Write(group=group, seq=next_seq(), path=frame.path + value.arm_path(group), site=site,
                           certain=certain and group_certain,
@@ -231,7 +231,7 @@ class TensorOpsMixin:
                                               certain=write.certain, silent=True, label=label,
                                               allowed=frame.allow_mutation, stmts=stmts, via="base"))
 
-    def note_reused_input(self, site: Site, label: str, certain: bool, stmts: tuple) -> None:
+    def note_reused_input(self, site: Site, stmts: tuple) -> None:
         """An in-place activation whose result is bound to another name (`out = self.conv(x)`, the first layer
         `nn.ReLU(inplace=True)`), when the input's name is read again afterwards (`out += x`): that read gets the
         activated values, not the ones before the call (FIP107)."""
@@ -243,7 +243,7 @@ class TensorOpsMixin:
                 and statement.assigned != root and info.get("target") == root):
             return
         self.interp.memo.impure()
-        self.report.reused_input(site, label, root, statement.assigned, certain, stmts=stmts)
+        self.report.reused_input(site, root, statement.assigned, stmts=stmts)
 
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:

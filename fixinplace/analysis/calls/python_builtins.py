@@ -19,6 +19,7 @@ from fixinplace.analysis.values import (
     Value,
     constant_value,
     known_int,
+    known_str,
     tri_or,
     truth_value,
 )
@@ -50,8 +51,8 @@ class BuiltinsMixin:
             value = args[0]
             if isinstance(value, SeqValue) and not value.imprecise and not value.open_ended:
                 return constant_value(len(value.items))
-            if isinstance(value, ScalarValue) and value.is_str and value.known:
-                return constant_value(len(value.constant))  # type: ignore[arg-type]
+            if (text := known_str(value)) is not None:
+                return constant_value(len(text))
             return ScalarValue(kind="number")
         if name in ("list", "tuple") and args:
             return args[0] if isinstance(args[0], (SeqValue, ParamsValue)) else UNKNOWN
@@ -98,16 +99,14 @@ class BuiltinsMixin:
             return result
         if name == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
             return self.attribute(args[0], str(node.args[1].value), node, frame)
-        if name == "getattr" and len(args) >= 2 and isinstance(args[1], ScalarValue) and args[1].is_str \
-                and args[1].known and isinstance(args[1].constant, str):
+        if name == "getattr" and len(args) >= 2 and (attr := known_str(args[1])) is not None:
             # `getattr(nn, activation)()`, `getattr(nn, f"Conv{dims}d")`: a name the analysis computed
-            return self.attribute(args[0], args[1].constant, node, frame)
-        if name == "setattr" and len(args) == 3 and isinstance(args[0], InstanceValue) \
-                and isinstance(args[1], ScalarValue) and args[1].is_str and args[1].known \
-                and isinstance(args[1].constant, str) and args[1].constant.isidentifier():
+            return self.attribute(args[0], attr, node, frame)
+        attr = known_str(args[1]) if name == "setattr" and len(args) == 3 else None
+        if attr is not None and attr.isidentifier() and isinstance(args[0], InstanceValue):
             # `setattr(self, "layer%d" % i, Layer())`: as `self.layer0 = Layer()`
             owner = self.text(node.args[0]) if node.args else "self"
-            self.interp.set_attribute(args[0], args[1].constant, args[2], f"{owner}.{args[1].constant}", frame)
+            self.interp.set_attribute(args[0], attr, args[2], f"{owner}.{attr}", frame)
             return SCALAR
         if name == "super":
             return SuperValue(frame)
@@ -161,8 +160,8 @@ class BuiltinsMixin:
 
     def _sample_truth(self, name: str, sample: object, what: Value) -> bool | None:
         if name == "hasattr":
-            if isinstance(what, ScalarValue) and what.is_str and what.known:
-                return hasattr(sample, what.constant)  # type: ignore[arg-type]
+            if (attr := known_str(what)) is not None:
+                return hasattr(sample, attr)
             return None
         types = []
         for item in self._classes(what):

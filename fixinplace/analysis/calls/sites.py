@@ -42,7 +42,7 @@ class SitesMixin:
             root, kind = self.root_of(written, frame)
             facts.update(target=self.text(written), root=root, root_kind=kind)
             if kind in ("local", "argument") and root.isidentifier() and stmt is not None:
-                scope = self.interp.call_stack[-1] if self.interp.call_stack else self.interp.tree
+                scope = self.interp.current_scope
                 facts["read_after"] = read_after(scope, stmt, root)
                 if kind == "argument":
                     facts["argument_private"] = argument_is_private(self.interp.tree, scope, root)
@@ -230,16 +230,21 @@ class SitesMixin:
             else:
                 break
         if isinstance(node, ast.Name):
-            name = node.id
-            passed = frame.param_values
-            if name in passed and frame.env.get(name) is passed[name]:
-                return name, "argument"  # still the caller's object (not rebound in the function)
-            if frame.function == "<module>" or name in frame.env:
-                return name, "local"
-            return name, "global"
+            return node.id, self.name_kind(node.id, frame)
         if isinstance(node, ast.Attribute):
             return self.text(node), "attribute"
         return self.text(node), "other"
+
+    @staticmethod
+    def name_kind(name: str, frame: Frame) -> str:
+        """Whether a name is an argument (still the caller's object, not rebound in the function), a local or a
+        global of the frame."""
+        passed = frame.param_values
+        if name in passed and frame.env.get(name) is passed[name]:
+            return "argument"
+        if frame.function == "<module>" or name in frame.env:
+            return "local"
+        return "global"
 
     @classmethod
     def _not_a_tensor(cls, node: ast.AST, frame: Frame) -> bool:
