@@ -271,8 +271,8 @@ def _analyze(tree: ast.Module, source: str, path: str) -> list[Diagnostic]:
     return list(analyze_module(tree, source, path))
 
 
-# The analyses made inside `shared_analyses()`, by (path, text); None outside it.
-_SHARED: ContextVar[dict[tuple[str, str], tuple[Diagnostic, ...]] | None] = ContextVar("fixinplace_analyses",
+# The analyses made inside `shared_analyses()`, by (path, text, the project overlay in force); None outside it.
+_SHARED: ContextVar[dict[tuple[str, str, tuple], tuple[Diagnostic, ...]] | None] = ContextVar("fixinplace_analyses",
                                                                                         default=None)
 
 
@@ -299,15 +299,18 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
     when the text cannot be parsed (every file is parsed: a file with a syntax error never passes); text without
     any in-place pattern is not analysed.
     """
+    from fixinplace.analysis.project import overlay_key
+
     shared = _SHARED.get()
-    if shared is not None and (path, source_text) in shared:
-        return list(shared[path, source_text])
+    key = (path, source_text, overlay_key())
+    if shared is not None and key in shared:
+        return list(shared[key])
     try:
         diagnostics = deep_call(_analyse_source, source_text, path)
     except RecursionError:
         raise SourceError(f"cannot analyse: the code nests deeper than {RECURSION_LIMIT:,} frames") from None
     if shared is not None:
-        shared[path, source_text] = tuple(diagnostics)
+        shared[key] = tuple(diagnostics)
     return diagnostics
 
 
@@ -335,12 +338,14 @@ def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
 def _imports_in_place_writes(source_text: str, path: str) -> bool:
     """Whether a project module the file imports has an in-place write form: the file may run it (a training
     loop whose optimizer steps live in a trainer class of another file)."""
-    from fixinplace.analysis.project import MAX_MODULE_BYTES, dependency_files
+    from fixinplace.analysis.project import MAX_MODULE_BYTES, dependency_files, overlaid_text
 
     for dependency in dependency_files(path, source_text):
         try:
-            data = read_regular_bytes(str(dependency), MAX_MODULE_BYTES)
-            if might_write_in_place(data.decode("utf-8", "replace")):
+            text = overlaid_text(dependency)
+            if text is None:
+                text = read_regular_bytes(str(dependency), MAX_MODULE_BYTES).decode("utf-8", "replace")
+            if might_write_in_place(text):
                 return True
         except OSError:
             continue

@@ -122,6 +122,9 @@ class WriteFacts:
     saves: tuple[SavedBy, ...] = ()  # every save this write invalidated (FIP101, FIP104, FIP103)
     shares_array: Optional[Span] = None  # FIP105: the call that made the tensor share a NumPy array's memory
     extra: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # rule-specific details (fused, ...)
+    # form `call`: the writes with this hazard that the call runs in other project files, as the call's context
+    # shows them (the one the message names first)
+    remotes: tuple["RemoteWrite", ...] = ()
 
     def detail(self, key: str, default: str = "") -> str:
         """One rule-specific detail."""
@@ -158,6 +161,8 @@ class WriteFacts:
                                       int(s["backward_line"]), span(s["move"]), span(s["after"]),
                                       span(s["backward"]), str(s["inputs"]), span(s.get("recompute")),
                                       span(s.get("loop")), span(s.get("recompute_after"))) for s in value)
+            elif f.name == "remotes":
+                value = tuple(RemoteWrite.from_json(r) for r in value)
             elif f.name == "extra":
                 value = tuple((str(k), str(v)) for k, v in value)
             elif f.name in ("index_parts", "chain"):
@@ -170,3 +175,23 @@ class WriteFacts:
                 value = str(value)
             values[f.name] = value
         return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteWrite:
+    """The write a call runs in another project file (a diagnostic reported at the call): where it is, and its
+    facts as the call's context shows them, positions in that file's own lines. The fix stage plans rewrites of
+    that file from it, and keeps one only when the call's hazard is gone (`fixinplace.fix.remote`)."""
+
+    path: str  # the file, as the analysis opened it
+    display: str  # how messages name it (relative to the calling file's folder)
+    span: Span  # the write's expression there
+    facts: WriteFacts
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> "RemoteWrite":
+        """The record `WriteFacts.to_json` wrote for it."""
+        span = raw["span"]
+        return cls(str(raw["path"]), str(raw["display"]),
+                   Span(*(int(span[k]) for k in ("line", "column", "end_line", "end_column"))),
+                   WriteFacts.from_json(raw["facts"]))

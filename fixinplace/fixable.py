@@ -20,7 +20,9 @@ ends up making, so the fixes offered one diagnostic at a time would not count wh
 So `[*]` (`output.text.fixable`) marks exactly the diagnostics `fix --apply` clears, and the count of the marks is
 what `fix --apply` says it fixed. `check` does this one file at a time: a fix in one file that clears diagnostics of
 another (a helper whose write is reported at each call in the files that import it) counts in the helper's file
-only; `fix` itself counts every file (`fixinplace.fix.run.settle`).
+only; `fix` itself counts every file (`fixinplace.fix.run.settle`). A call's diagnostic whose writes are in other
+files gets the fix `fix` makes at those writes when their files are in its run (`fixinplace.fix.remote`); its
+description names the file it rewrites.
 """
 
 from __future__ import annotations
@@ -40,6 +42,19 @@ def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=No
     more: dict = {}
     if not settings.unsafe_fixes and len(cleared) < len(hazards):
         more = cleared_by_fix(text, path, hazards, replace(settings, unsafe_fixes=True), admissible)
+    if admissible is None:
+        # A call's hazard whose writes are in other files: what `fix` does when those files are fixed with this one.
+        from fixinplace.fix.remote import offer_across
+
+        for d in hazards:
+            if id(d) not in cleared and d.facts is not None and d.facts.remotes:
+                across = offer_across(text, path, d, settings)
+                if across is not None:
+                    cleared[id(d)] = across[0]
+                elif not settings.unsafe_fixes and id(d) not in more:
+                    across = offer_across(text, path, d, replace(settings, unsafe_fixes=True))
+                    if across is not None:
+                        more[id(d)] = across[0]
     blocking_ids = {id(d) for d in hazards}
     out = []
     for d in diagnostics:

@@ -240,3 +240,58 @@ def test_editor_docs_name_every_setting_and_action():
     for needle in ("unsafeFixes", "unsafe-fixes", "source.fixAll.fixinplace", "Ignore FIP101 for this line",
                    "(unsafe)", "Neovim", "Helix", "VS Code", "notebook"):
         assert needle in text, needle
+
+
+# --- a call's hazard whose write is in another file ------------------------------------------------------------
+
+BLOCKS = """from torch import nn
+
+
+class Residual(nn.Module):
+    def __init__(self, width, act):
+        super().__init__()
+        self.body = nn.Linear(width, width)
+        self.act = act()
+        self.skip = nn.Linear(width, width)
+
+    def forward(self, x):
+        skip = self.skip(x)
+        x = self.act(self.body(x))
+        x += skip
+        return x
+"""
+
+TRAIN = """import torch
+from torch import nn
+
+from blocks import Residual
+
+net = Residual(4, nn.ReLU)
+loss = net(torch.randn(3, 4)).pow(2).sum()
+loss.backward()
+"""
+
+
+@pytest.mark.asyncio
+async def test_a_call_site_hazard_gets_a_workspace_edit_of_the_file_it_writes_in(client: LanguageClient,
+                                                                                tmp_path: Path):
+    """The error is shown at the call; its quick fix edits the module's file (where `fix --apply` repairs it),
+    and the edit is exactly what `fix --apply` writes there."""
+    await start(client, tmp_path)
+    (tmp_path / "blocks.py").write_text(BLOCKS, encoding="utf-8")
+    uri = open_doc(client, tmp_path / "train.py", TRAIN)
+    diags = blocking(await diagnostics_for(client, uri))
+    assert [(d.code, d.range.start.line) for d in diags] == [("FIP101", 6)]
+    found = fixes(await code_actions(client, uri, diags[0].range))
+    assert len(found) == 1 and found[0].is_preferred, [a.title for a in found]
+    assert "blocks.py" in found[0].title
+    blocks_uri = (tmp_path / "blocks.py").resolve().as_uri()
+    assert list(found[0].edit.changes) == [blocks_uri]
+    edited = apply_edits(BLOCKS, found[0].edit.changes[blocks_uri])
+    copy = tmp_path / "cli"
+    copy.mkdir()
+    (copy / "blocks.py").write_text(BLOCKS, encoding="utf-8")
+    (copy / "train.py").write_text(TRAIN, encoding="utf-8")
+    subprocess.run([sys.executable, "-m", "fixinplace", "fix", "--apply", "--quiet", "."], check=False,
+                   capture_output=True, cwd=copy, timeout=300)
+    assert edited == (copy / "blocks.py").read_text(encoding="utf-8") != BLOCKS

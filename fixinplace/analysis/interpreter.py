@@ -558,7 +558,7 @@ class Interpreter:
             loaded = project.load(FilePath(self.path), target)
             self.modules[key] = loaded
             if loaded is not None:
-                self.report.add_foreign(loaded.display, loaded.node_ids, loaded.lines)
+                self.report.add_foreign(loaded.display, loaded.node_ids, loaded.lines, str(loaded.path))
                 self.module_names[id(loaded.env)] = dotted.rsplit(".", 1)[-1] or target.parent.name
                 module_frame = Frame(env=loaded.env, globals=loaded.env, function="<module>")
                 self.loading.append(key)

@@ -11,11 +11,15 @@ installed library is.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 import stat
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator, Mapping
 
 from fixinplace.lines import line_texts
 from fixinplace.parsing import parse_module
@@ -28,6 +32,38 @@ MAX_DEPENDENCIES = 64  # project files a file's analysis may read (what its cach
 
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)|import[ \t]+([\w., \t]+))", re.MULTILINE)
+
+
+# Project files whose text is taken from here instead of the disk (the fix stage trying a rewrite of one file
+# against the files that import it): real path -> text.
+_OVERLAY: ContextVar[dict[Path, str]] = ContextVar("fixinplace_overlay", default={})
+
+
+@contextmanager
+def overlay(texts: Mapping[str, str]) -> Iterator[None]:
+    """Inside the block, the project files named (by path) read as these texts wherever an analysis loads them,
+    lists their imports or fingerprints them; blocks nest, the inner text of a file winning."""
+    current = {**_OVERLAY.get(), **{real_path(Path(p)): text for p, text in texts.items()}}
+    token = _OVERLAY.set(current)
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
+
+
+def overlaid_text(path: Path) -> str | None:
+    """The text the overlay gives a file, or None when it is read from the disk."""
+    texts = _OVERLAY.get()
+    return texts.get(real_path(path)) if texts else None
+
+
+def overlay_key() -> tuple:
+    """What the overlay in force holds, as a key for results that depend on it: (path, digest of the text)."""
+    return tuple(sorted((str(p), _digest(text)) for p, text in _OVERLAY.get().items()))
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def _search_roots(importer: Path) -> list[Path]:
@@ -118,6 +154,10 @@ def dependency_fingerprint(path: str, text: str) -> tuple:
     """What the project files the analysis of `path` may load look like now: (path, mtime, size) of each."""
     out = []
     for dependency in dependency_files(path, text):
+        replaced = overlaid_text(dependency)
+        if replaced is not None:
+            out.append((str(dependency), "overlay", _digest(replaced)))
+            continue
         try:
             info = dependency.stat()
         except OSError:
@@ -128,6 +168,9 @@ def dependency_fingerprint(path: str, text: str) -> tuple:
 
 
 def _imports_of_file(path: Path) -> tuple[Path, ...]:
+    replaced = overlaid_text(path)
+    if replaced is not None:
+        return _imports_in_text(path, replaced)
     try:
         info = path.stat()
     except OSError:
@@ -201,9 +244,13 @@ def display_name(importer: Path, target: Path) -> str:
 
 def load(importer: Path, target: Path) -> LoadedModule | None:
     """Read and parse one project module, or None when it cannot be (it is then unknown, as a library is)."""
+    replaced = overlaid_text(target)
     try:
-        info = target.stat()
-        parsed = _parse(str(target), info.st_mtime_ns, info.st_size)
+        if replaced is not None:
+            parsed = _parse_text(str(target), replaced)
+        else:
+            info = target.stat()
+            parsed = _parse(str(target), info.st_mtime_ns, info.st_size)
     except OSError:
         return None
     if parsed is None:
@@ -219,8 +266,16 @@ def _parse(path: str, mtime_ns: int, size: int) -> tuple[str, ast.Module, frozen
     del mtime_ns, size  # part of the cache key only
     try:
         data = read_regular_bytes(path, MAX_MODULE_BYTES)
-        source = data.decode("utf-8-sig")
+        return _parse_text(path, data.decode("utf-8-sig"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@lru_cache(maxsize=16)
+def _parse_text(path: str, source: str) -> tuple[str, ast.Module, frozenset, tuple] | None:
+    """`_parse` of a text (an overlaid one: one parse per process for each rewrite tried)."""
+    try:
         tree = parse_module(source, filename=path)
         return source, tree, frozenset(id(node) for node in ast.walk(tree)), tuple(line_texts(source))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fixinplace.analysis.values import Save, Site, Write
 from fixinplace.diagnostics import Diagnostic, Related, Severity
-from fixinplace.facts import SavedBy, Span, WriteFacts
+from fixinplace.facts import RemoteWrite, SavedBy, Span, WriteFacts
 from fixinplace.lines import shared_line_texts
 from fixinplace.rules import (
     INPLACE_WRITE,
@@ -70,6 +70,10 @@ class _Pending:
     # The most severe (severity, message, related, subject) per device the hazards exist on (None: every device):
     # a write that is an error on CUDA and a warning on the CPU is reported once for each.
     by_device: dict = field(default_factory=dict)
+    # A call's diagnostic: the writes it runs in other files (id of the site -> the site, that file's entry, and
+    # the saves there the write invalidated, keyed as `saves`), and which one the message kept names.
+    remotes: dict = field(default_factory=dict)
+    remote_named: int = 0
 
 
 class Reporter:
@@ -80,8 +84,8 @@ class Reporter:
         self.path = path
         self.lines = shared_line_texts(source)
         self.found: dict[tuple[int, str], _Pending] = {}  # (id of the site, code)
-        # Other project files the analysis ran (display name, ids of their nodes, lines): never reported at.
-        self._foreign: list[tuple[str, frozenset, tuple]] = []
+        # Other project files the analysis ran (display name, ids of their nodes, lines, path): never reported at.
+        self._foreign: list[tuple[str, frozenset, tuple, str]] = []
         self._foreign_bytes: dict[str, list[bytes]] = {}
         self._call_sites: dict[int, Site] = {}  # statement id -> the site standing for writes it runs elsewhere
         # The branch statements and expressions whose condition the analysis could not decide (the nodes a path
@@ -90,11 +94,11 @@ class Reporter:
         # The calls that passed `*args`/`**kwargs` whose content the analysis did not know, in some run of them.
         self.unknown_spreads: set[int] = set()
 
-    def add_foreign(self, display: str, node_ids: frozenset, lines: tuple) -> None:
+    def add_foreign(self, display: str, node_ids: frozenset, lines: tuple, path: str = "") -> None:
         """Register the nodes of another project file: positions there are not positions in this file."""
-        self._foreign.append((display, node_ids, lines))
+        self._foreign.append((display, node_ids, lines, path))
 
-    def _foreign_entry(self, node: ast.AST | None) -> tuple[str, frozenset, tuple] | None:
+    def _foreign_entry(self, node: ast.AST | None) -> tuple[str, frozenset, tuple, str] | None:
         if node is None or not self._foreign:
             return None
         key = id(node)
@@ -148,6 +152,7 @@ class Reporter:
         of that file whose condition the call's arguments leave undecided, the call runs it only maybe: a warning
         that names the condition."""
         entry = self._foreign_entry(site.node)
+        remote = None
         if entry is not None:
             call = next((s for s in reversed(stmts) if self._foreign_entry(s) is None), None)
             if call is None:
@@ -165,21 +170,29 @@ class Reporter:
             else:
                 message = f"this call may run {entry[0]}:{line}, {guard}; there, {message}"
                 severity = min(severity, Severity.WARNING, key=lambda s: s.rank)
+            remote = (site, entry, self._remote_save(save, entry, stmts))
             site = self._call_sites.setdefault(id(call), Site(node=call, form="call", op=site.op,
                                                               text=self._line_text(call)))
             if save is not None and save[0].file:
-                save = None  # the fix stage rewrites this file only: a save made here can still be cloned here
+                save = None  # the call's own fix clones a save made in this file (the write's, in the write's file)
             subject = ""
         key = (id(site), code)
         pending = self.found.get(key)
         device = save[0].device if save is not None else None
         if pending is None:
             pending = self.found[key] = _Pending(site, code, severity, message, tuple(related), subject, device=device)
+            pending.remote_named = id(remote[0]) if remote is not None else 0
         elif severity.rank > pending.severity.rank or (
                 severity.rank == pending.severity.rank and pending.device is not None and device is None):
             # The most severe message; of equally severe ones, one of a hazard on every device.
             pending.severity, pending.message, pending.related = severity, message, tuple(related)
             pending.subject = subject
+            pending.remote_named = id(remote[0]) if remote is not None else 0
+        if remote is not None:
+            written = pending.remotes.setdefault(id(remote[0]), (remote[0], remote[1], {}))
+            if remote[2] is not None:
+                saved = remote[2][0]
+                written[2].setdefault((saved.file, saved.line, saved.column, saved.op, saved.role), remote[2])
         if pending.device != device:
             pending.device = None
         best = pending.by_device.get(device)
@@ -188,6 +201,22 @@ class Reporter:
         if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
             pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
+
+    def _remote_save(self, save: tuple | None, entry: tuple, stmts: tuple) -> tuple | None:
+        """A save (Save, backward line, move facts, made elsewhere) as the write's own file sees it: its moves only
+        when the statement moved is in that file (a move of the call itself belongs to the calling file); a save
+        made in another file than the write's only for such a move (nothing can be cloned there), else None."""
+        if save is None:
+            return None
+        move = save[2]
+        moved = move.get("move") if move else None
+        if moved is not None and not any((s.lineno, s.col_offset + 1) == (moved.line, moved.column)
+                                         for s in stmts if self._foreign_entry(s) is entry):
+            move = {}
+        elsewhere = save[0].file != entry[0]
+        if elsewhere and not move:
+            return None
+        return save[0], save[1], move, elsewhere
 
     def _spreads_unknown(self, statement: ast.AST) -> bool:
         """Whether a statement makes a call that passed `*args`/`**kwargs` of unknown content."""
@@ -404,17 +433,27 @@ class Reporter:
             first_of[key] = first
         return chains
 
+    def facts(self, pending: _Pending) -> WriteFacts:
+        """The typed record of a write and of the saves it invalidated (in program order); for a call's
+        diagnostic, also the writes it runs in other files (`RemoteWrite`), the one its message names first."""
+        remotes = []
+        named = pending.remotes.get(pending.remote_named)
+        for site, entry, saves in sorted(pending.remotes.values(), key=lambda r: r is not named):
+            # What a caller elsewhere sees written is not known here: an argument is never taken as private.
+            facts = replace(self._write_facts(site, saves), argument_private=False)
+            remotes.append(RemoteWrite(entry[3], entry[0], Span(*self.span(site.node)), facts))
+        return replace(self._write_facts(pending.site, pending.saves), remotes=tuple(remotes))
+
     @staticmethod
-    def facts(pending: _Pending) -> WriteFacts:
-        """The typed record of a write and of the saves it invalidated (in program order)."""
-        site = pending.site
-        saves = sorted(pending.saves.values(), key=lambda item: item[0].seq)  # (Save, backward line, move facts)
+    def _write_facts(site: Site, saved: dict) -> WriteFacts:
+        # (Save, backward line, move facts[, made in another file than the write's: nothing to clone there])
+        saves = sorted(saved.values(), key=lambda item: item[0].seq)
         return WriteFacts(
             form=site.form, op=site.op, text=site.text, **site.info, **site.facts,
             saves=tuple(
                 SavedBy(op=s.op, role=s.role, label=s.group.label, span=Span(s.line, s.column, s.end_line, s.end_column),
-                        certain=s.certain, operand=Span(*s.operand) if s.operand else None, clonable=s.clonable,
-                        backward_line=backward, **move)
-                for s, backward, move in saves
+                        certain=s.certain, operand=Span(*s.operand) if s.operand and not elsewhere else None,
+                        clonable=s.clonable and not elsewhere, backward_line=backward, **move)
+                for s, backward, move, elsewhere in (item if len(item) == 4 else (*item, False) for item in saves)
             ),
         )

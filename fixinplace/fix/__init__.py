@@ -7,6 +7,7 @@ files rewritten without damage.
     units.py        a rewrite made on the top-level definitions it touches alone
     files.py        read, rewrite, diff and replace files without damage
     notebooks.py    the same for a notebook's cells
+    remote.py       a hazard reported at a call repaired at its write, in the other file of the run that holds it
     run.py          `fixinplace fix` over files and notebooks (`run_fix`), and the counts settled across files
 
 `fixinplace fix`, `fixinplace verify`, the language server and `trace` all go through `fix_text`, `offer` and

@@ -90,6 +90,20 @@ def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     return PLANNERS[rule.repair](f, style) + _recompute_forward(f)
 
 
+def remote_candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
+    """The rewrites to try at a write that a call of another file runs (`d` stands at the write, with its facts as
+    the call's context shows them), in order of preference: those of `candidates`, where a write to an argument of
+    the function that makes it is never safe. It reaches the caller's tensor, and whether the caller means to see
+    it only the two files together tell: maintainers' fixes of such bugs drop the write (`token = token + pos` in a
+    decoder's `forward` whose input another decoder reads), where a clone at the save would keep it."""
+    out = candidates(d, style)
+    if d.facts is not None and d.facts.root_kind == "argument":
+        why = (f" (unsafe: `{d.facts.root}` is an argument, and whether its callers mean to see the write cannot be "
+               "told)")
+        out = [_unsafe(c, why) for c in out]
+    return out
+
+
 def _silent(f: WriteFacts, style: str) -> list[Candidate]:
     """A `.data` (or NumPy, or fused-optimizer) write the backward reads silently. The program runs: any fix
     changes the gradients it silently computes, so none is safe. The usual intent of a `.data` write is the op

@@ -20,6 +20,7 @@ from fixinplace.engine import SourceError, shared_analyses
 from fixinplace.fix.files import (FileOutcome, FilePatch, PatchError, guarded_outcome, make_patch, read_file,
                                   write_if_changed, write_patch)
 from fixinplace.fix.notebooks import fix_notebook
+from fixinplace.fix.remote import fix_across_files
 from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
@@ -151,6 +152,8 @@ def run_fix(paths: Sequence[str], settings: Settings | None = None, *, apply: bo
         report.outcomes.append(outcome)
         if outcome.error is not None:
             report.errors.append(outcome.error)
+    # A call's hazard whose write is in another file of the run: repaired there, checked against every file.
+    fix_across_files(report.outcomes, settings, cwd)
     if apply:
         write_patches(report)
     settle(report, settings)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
 from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
 
@@ -32,6 +33,8 @@ class Offered:
 
     diagnostic: Diagnostic
     new_text: Optional[str]
+    # A call's diagnostic repaired at its writes in other files: each file's path and its (old, new) text.
+    others: tuple[tuple[str, str, str], ...] = ()
 
 
 class TextFixes:
@@ -105,10 +108,26 @@ class TextFixes:
         if found is None and not self.checker.unsafe:
             found = replace(self.checker, unsafe=True).first_passing_by_unit(self.version, target)
         if found is None:
-            return Offered(replace(d, fix=None), None)
+            return self._across(d, target)
         candidate, new_version, new_line, _ = found
         new_text = new_version.source
         fix = candidate.fix(new_line)
         if self._describe is not None:
             fix = replace(fix, description=self._describe(fix.description))
         return Offered(replace(d, fix=fix), new_text)
+
+    def _across(self, d: Diagnostic, target: Diagnostic) -> Offered:
+        """A call's diagnostic with the fix `fix` makes at its writes in other files (as they are on disk), the
+        texts it makes there; no fix when none passes, or in a notebook."""
+        if is_notebook(self.path) or target.facts is None or not target.facts.remotes:
+            return Offered(replace(d, fix=None), None)
+        from fixinplace.fix.remote import offer_across
+
+        across = offer_across(self.text, self.path, target, self.settings)
+        if across is None and not self.settings.unsafe_fixes:
+            across = offer_across(self.text, self.path, target, replace(self.settings, unsafe_fixes=True))
+        if across is None:
+            return Offered(replace(d, fix=None), None)
+        fix, texts = across
+        return Offered(replace(d, fix=fix), None, tuple((path, old, new) for path, (old, new) in texts.items()))
+

@@ -41,6 +41,7 @@ from fixinplace.analysis import project
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.lsp.convert import UTF16, Layout, fix_title, hover_text, text_lines, to_lsp
 from fixinplace.lsp.document import use_source_lines
+from fixinplace.lsp.edits import minimal_edits
 from fixinplace.lsp.fixes import TextFixes, key as fix_key
 from fixinplace.lsp.framing import serve_messages
 from fixinplace.lsp.guard import serve_guarded
@@ -477,6 +478,10 @@ def quick_fixes(snapshot: Snapshot, rng: types.Range) -> list[types.CodeAction]:
             fixed = offered.diagnostic if offered is not None else None
             new_text = offered.new_text if offered is not None else None
             changes = layout.edit(text, new_text) if new_text is not None and new_text != text else None
+            if offered is not None and offered.others:
+                # Repaired where the call runs the writes: an edit of each of those files (their text on disk).
+                changes = {Path(path).resolve().as_uri(): minimal_edits(old, new, layout.encoding)
+                           for path, old, new in offered.others}
             cache[("fix", fix_key(d))] = types.CodeAction(
                 title=fix_title(fixed),
                 kind=types.CodeActionKind.QuickFix,

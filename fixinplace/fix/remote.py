@@ -1,0 +1,279 @@
+"""Fixes across files: a hazard reported at a call, whose write is in another file of the same `fix` run, is
+repaired at that write, in that file.
+
+    fix_across_files(report, settings, cwd)   after each file was fixed on its own: every call's hazard whose
+                                              write lies in a file of the run, errors first
+
+The write's facts come with the call's diagnostic (`fixinplace.facts.RemoteWrite`: the write as the call's context
+shows it, in the other file's lines), so the planner and the codemods work on that file as on any other. A rewrite
+is kept only when, with it in place (`fixinplace.analysis.project.overlay`), the call's hazard is gone, the rewritten
+file reports nothing new on its own, and no other file of the run that loads it reports anything new: a rewrite
+that would break another caller of the same function is rejected. The fix is recorded on the calling file's
+diagnostic (what the user was shown) and the patch on the written file's outcome.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import libcst as cst
+
+from codemods._base import apply_codemod, shared_wrapper
+from fixinplace.analysis.project import dependency_files, overlay
+from fixinplace.diagnostics import Diagnostic, Fix, Severity, blocking
+from fixinplace.engine import SourceError, analyse_source, shared_analyses
+from fixinplace.facts import RemoteWrite
+from fixinplace.fix.candidates import remote_candidates
+from fixinplace.fix.checked import LineMap, Version, accepts, keep_untouched_lines
+from fixinplace.fix.files import FileOutcome, PatchError, SourceFile, make_patch, read_file
+from fixinplace.fix.units import parse_for_rewriting
+from fixinplace.reading import is_notebook
+from fixinplace.settings import Settings
+
+
+@dataclass
+class _File:
+    """One Python file of the run: its outcome, what it reads on disk, and its text with the fixes so far."""
+
+    outcome: FileOutcome
+    source: Optional[SourceFile]  # None for an editor's or a check's text (never patched)
+    text: str
+
+
+def fix_across_files(outcomes: list[FileOutcome], settings: Settings, cwd: Optional[str] = None) -> int:
+    """Repair, where they are written, the hazards that calls of one file of the run report in another file of it
+    (each outcome's `remaining`), errors first; update the outcomes (the written file's patch, the calling file's
+    `applied` and `remaining`). Returns how many were repaired."""
+    files: dict[str, _File] = {}
+    if not any(_remote(d) for o in outcomes if o.error is None for d in o.remaining):
+        return 0
+    for o in outcomes:
+        if o.error is None and not is_notebook(o.path):
+            try:
+                source = o.patch.source if o.patch is not None else read_file(o.path, settings.max_file_size)
+            except (PatchError, OSError):
+                continue
+            text = o.patch.new_text if o.patch is not None and o.patch.changed else source.text
+            files[os.path.realpath(o.path)] = _File(o, source, text)
+    repaired = 0
+    with shared_analyses():
+        targets = [(f, d) for f in files.values() for d in f.outcome.remaining
+                   if _remote(d) and any(os.path.realpath(r.path) in files for r in d.facts.remotes)]  # type: ignore[union-attr]
+        targets.sort(key=lambda item: (item[1].severity is not Severity.ERROR, item[0].outcome.path, item[1].line))
+        for caller, d in targets:
+            planned = _plan(caller, d, files, settings)
+            if planned is not None and _commit(caller, d, planned, files, cwd):
+                repaired += 1
+            elif planned is None and not settings.unsafe_fixes:
+                # What `--unsafe-fixes` would do, for the summary (`FixReport.unsafe_only`): planned, not made.
+                planned = _plan(caller, d, files, replace(settings, unsafe_fixes=True))
+                if planned is not None:
+                    caller.outcome.remaining = [replace(r, fix=planned[0]) if r is d else r
+                                                for r in caller.outcome.remaining]
+    return repaired
+
+
+def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Settings
+                 ) -> Optional[tuple[Fix, dict[str, tuple[str, str]]]]:
+    """The fix `fix --apply` makes of a call's diagnostic (of `text`) when the files of the writes it runs are fixed
+    with the calling file, as they are on disk (`check`'s `[*]`, the editor's quick fix): the fix, and each file
+    it rewrites with its (old, new) text; None when none passes (an unsafe one when unsafe fixes are on)."""
+    if not _remote(diagnostic):
+        return None
+    caller = _File(FileOutcome(path, remaining=[diagnostic]), None, text)
+    files = {os.path.realpath(path): caller}
+    for r in diagnostic.facts.remotes:  # type: ignore[union-attr]
+        real = os.path.realpath(r.path)
+        if real in files or is_notebook(r.path):
+            continue
+        try:
+            source = read_file(r.path, settings.max_file_size)
+        except (PatchError, OSError):
+            continue
+        files[real] = _File(FileOutcome(r.path), source, source.text)
+    with shared_analyses():
+        planned = _plan(caller, diagnostic, files, settings)
+    if planned is None:
+        return None
+    fix, texts = planned
+    return fix, {files[p].outcome.path: (files[p].text, new) for p, new in texts.items()}
+
+
+def _remote(d: Diagnostic) -> bool:
+    return d.facts is not None and bool(d.facts.remotes) and d.severity is not Severity.INFO
+
+
+def _texts(files: dict[str, _File]) -> dict[str, str]:
+    return {path: f.text for path, f in files.items()}
+
+
+def _hazards(text: str, path: str, texts: dict[str, str]) -> Optional[list[Diagnostic]]:
+    """Every error and warning of a file's text with the run's files as `texts` has them (None: it does not parse)."""
+    try:
+        with overlay(texts):
+            return blocking(analyse_source(text, path))
+    except SourceError:
+        return None
+
+
+#: Writes one call's hazard may need repaired (each one in its file): a guard, a call runs few.
+MAX_WRITES = 8
+
+
+@dataclass
+class _Step:
+    """One write repaired: the rewrite kept, and what it says."""
+
+    written: _File
+    new_text: str
+    fix: Fix
+
+
+def _plan(caller: _File, reported: Diagnostic, files: dict[str, _File], settings: Settings
+          ) -> Optional[tuple[Fix, dict[str, str]]]:
+    """The repair of every write one call's hazard runs in files of the run, one after another, each rewrite
+    checked (see the module's text): its fix and the new text of each file it rewrites; None unless the call
+    reports the hazard no more (all of the writes or none). The files are left as they were."""
+    start = {path: f.text for path, f in files.items()}
+    steps: list[_Step] = []
+    try:
+        for _ in range(MAX_WRITES + 1):
+            texts = _texts(files)
+            before = _hazards(caller.text, caller.outcome.path, texts)
+            target = None if before is None else next(
+                (h for h in before if (h.line, h.column, h.code) == (reported.line, reported.column, reported.code)
+                 and _remote(h)), None)
+            if target is None or len(steps) == MAX_WRITES:
+                break
+            remote = next((r for r in target.facts.remotes if os.path.realpath(r.path) in files), None)  # type: ignore[union-attr]
+            step = None if remote is None else _repair_write(caller, target, before, remote, files, settings, texts)  # type: ignore[arg-type]
+            if step is None:
+                break
+            steps.append(step)
+            step.written.text = step.new_text
+        changed = {path: f.text for path, f in files.items() if f.text != start[path]}
+    finally:
+        for path, f in files.items():
+            f.text = start[path]
+    if not steps or target is not None:
+        return None
+    return _joined(steps), changed
+
+
+def _commit(caller: _File, reported: Diagnostic, planned: tuple[Fix, dict[str, str]], files: dict[str, _File],
+            cwd: Optional[str]) -> bool:
+    """Put a planned repair in the outcomes: each rewritten file's patch, the call's diagnostic applied."""
+    fix, texts = planned
+    try:
+        patches = {path: make_patch(files[path].source, text, cwd) for path, text in texts.items()}
+    except PatchError:  # pragma: no cover - each text was parsed and checked
+        return False
+    for path, patch in patches.items():
+        f = files[path]
+        f.text, f.outcome.patch, f.outcome.exact = texts[path], patch, False
+    caller.outcome.applied.append(replace(reported, fix=fix))
+    caller.outcome.remaining = [d for d in caller.outcome.remaining if d is not reported]
+    caller.outcome.exact = False
+    return True
+
+
+def _joined(steps: list[_Step]) -> Fix:
+    """The fix of a call's hazard: every write's rewrite, unsafe when one of them is."""
+    unsafe = any(step.fix.applicability != "safe" for step in steps)
+    return replace(steps[0].fix, applicability="unsafe" if unsafe else "safe",
+                   description="; ".join(step.fix.description for step in steps))
+
+
+def _repair_write(caller: _File, target: Diagnostic, before: list[Diagnostic], remote: RemoteWrite,
+                  files: dict[str, _File], settings: Settings, texts: dict[str, str]) -> Optional[_Step]:
+    """The first candidate at one write of `target` that passes: the written file reports nothing new, nor does
+    any file that loads it, and the call reports the hazard no more or only for its other writes."""
+    written_path = os.path.realpath(remote.path)
+    written = files[written_path]
+    own_before = _hazards(written.text, written.outcome.path, texts)
+    if own_before is None:
+        return None
+    at_write = replace(target, path=written.outcome.path, line=remote.span.line, column=remote.span.column,
+                       end_line=remote.span.end_line, end_column=remote.span.end_column, facts=remote.facts)
+    readers = [f for path, f in files.items() if path != written_path and _loads(f, written_path)]
+    try:
+        tree = parse_for_rewriting(written.text)
+    except cst.ParserSyntaxError:
+        return None
+    wrapper = shared_wrapper(tree)
+    for candidate in remote_candidates(at_write, settings.fix_style):
+        if candidate.applicability != "safe" and not settings.unsafe_fixes:
+            continue
+        new_text = apply_codemod(candidate.codemod, tree, wrapper, written.outcome.path, remote.facts,
+                                 **dict(candidate.anchor))
+        if new_text is None:
+            continue
+        new_text = keep_untouched_lines(written.text, tree.code, new_text)
+        if new_text == written.text:
+            continue
+        lines = LineMap(written.text, new_text)
+        if _passes(written, new_text, own_before, readers, caller, (target, before, remote), texts, lines):
+            fix = candidate.fix(lines.first_added.strip())
+            return _Step(written, new_text, replace(
+                fix, description=f"in {remote.display} (line {remote.span.line}): {fix.description}"))
+    return None
+
+
+def _loads(f: _File, written_path: str) -> bool:
+    """Whether the analysis of a file may load the written one."""
+    return any(os.path.realpath(p) == written_path for p in dependency_files(f.outcome.path, f.text))
+
+
+def _passes(written: _File, new_text: str, own_before: list[Diagnostic], readers: list[_File], caller: _File,
+            reported: tuple, texts: dict[str, str], lines: LineMap) -> bool:
+    """Whether a rewrite of the written file passes: it parses, reports nothing new itself, and with it every file
+    that loads it reports nothing new; the call (`reported`: its hazard, the calling file's hazards, the write
+    repaired) reports it no more, or only for its other writes."""
+    try:
+        ast.parse(new_text)
+    except (SyntaxError, ValueError):
+        return False
+    written_path = os.path.realpath(written.outcome.path)
+    new_texts = {**texts, written_path: new_text}
+    own_after = _hazards(new_text, written.outcome.path, new_texts)
+    if own_after is None or accepts(Version(written.text, own_before), new_text, own_after, lines=lines,
+                                    parsed=True) is None:
+        return False
+    target, caller_before, remote = reported
+    for reader in readers:
+        before = caller_before if reader is caller else _hazards(reader.text, reader.outcome.path, texts)
+        after = _hazards(reader.text, reader.outcome.path, new_texts)
+        if before is None or after is None:
+            return False
+        targets: tuple = ()
+        if reader is caller:
+            targets = (target,)
+            still = next((h for h in after if (h.line, h.column, h.code) == (target.line, target.column, target.code)),
+                         None)
+            if still is not None:
+                if not _remote(still) or not _continues(target, still, remote, written_path, lines):
+                    return False
+                after = [h for h in after if h is not still]
+        if accepts(Version(reader.text, before), reader.text, after, *targets, parsed=True) is None:
+            return False
+    return True
+
+
+def _continues(target: Diagnostic, still: Diagnostic, repaired: RemoteWrite, written_path: str,
+               lines: LineMap) -> bool:
+    """Whether the call's hazard after a rewrite stands only for writes it ran before, other than the one
+    repaired (lines of the rewritten file mapped through the rewrite)."""
+    allowed: set[tuple[str, int]] = set()
+    for r in target.facts.remotes:  # type: ignore[union-attr]
+        if r is repaired:
+            continue
+        path = os.path.realpath(r.path)
+        if path == written_path:
+            lo, hi = lines.new_range(r.span.line, r.span.end_line)
+            allowed.update((path, line) for line in range(lo, hi + 1))
+        else:
+            allowed.add((path, r.span.line))
+    return all((os.path.realpath(r.path), r.span.line) in allowed for r in still.facts.remotes)  # type: ignore[union-attr]

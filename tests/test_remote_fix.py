@@ -1,0 +1,270 @@
+"""A hazard that only a call can show (the write is in another file of the project, and only the call's arguments
+make it hazardous) is repaired at its write, in that file, when that file is part of the `fix` run: the rewrite is
+kept only when the call's hazard is gone and no file of the run reports anything new. Every program here is run
+under torch: the label of the original, and the result of the fixed program against the intended one."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import torchrun
+from clirun import cli
+
+from fixinplace.engine import analyse_source
+from fixinplace.facts import WriteFacts
+
+# An activation passed in by the caller: the file alone cannot tell that `x` is saved when it is written.
+BLOCKS = """
+    from torch import nn
+
+
+    class Residual(nn.Module):
+        def __init__(self, width, act):
+            super().__init__()
+            self.body = nn.Linear(width, width)
+            self.act = act()
+            self.skip = nn.Linear(width, width)
+
+        def forward(self, x):
+            skip = self.skip(x)
+            x = self.act(self.body(x))
+            x += skip
+            return x
+"""
+
+# A residual block whose output goes through a head of another file: one call runs a write in each file.
+HEADED = """
+    from torch import nn
+
+    from head import Head
+
+
+    class Residual(nn.Module):
+        def __init__(self, width, act):
+            super().__init__()
+            self.body = nn.Linear(width, width)
+            self.act = act()
+            self.skip = nn.Linear(width, width)
+            self.head = Head(width, act)
+
+        def forward(self, x):
+            skip = self.skip(x)
+            x = self.act(self.body(x))
+            x += skip
+            return self.head(x, skip)
+"""
+
+HEAD = """
+    from torch import nn
+
+
+    class Head(nn.Module):
+        def __init__(self, width, act):
+            super().__init__()
+            self.proj = nn.Linear(width, width)
+            self.act = act()
+
+        def forward(self, x, bias):
+            x = self.act(self.proj(x))
+            x += bias
+            return x
+"""
+
+TRAIN = """
+    import torch
+    from torch import nn
+
+    from blocks import Residual
+
+
+    def main():
+        torch.manual_seed(0)
+        net = Residual(4, nn.{act})
+        loss = net(torch.randn(3, 4)).pow(2).sum()
+        loss.backward()
+        with open("result.txt", "w") as f:
+            f.write(f"{{loss.item():.8f}} {{net.body.weight.grad.sum().item():.8f}}")
+
+
+    if __name__ == "__main__":
+        main()
+"""
+CALL_LINE = 10  # `loss = net(...)`
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def _train(act: str = "ReLU") -> str:
+    return TRAIN.format(act=act)
+
+
+def _run(folder: Path) -> str:
+    """`ok` (and the result it wrote), or the error it raised."""
+    proc = torchrun.run(folder, "train.py")
+    if proc.returncode == 0:
+        return "ok " + (folder / "result.txt").read_text(encoding="utf-8")
+    return "raises-saved" if "modified by an inplace operation" in proc.stderr else "other: " + proc.stderr[-300:]
+
+
+def _check(folder: Path) -> list[tuple[str, int, str, str]]:
+    proc = cli("check", "--no-cache", "--format", "json", ".", cwd=folder)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(d["path"], d["line"], d["code"], d["severity"]) for d in json.loads(proc.stdout)["diagnostics"]]
+
+
+def _texts(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.py"))}
+
+
+def test_a_call_site_hazard_is_repaired_at_its_write_in_the_other_file(tmp_path):
+    """The module file alone reports nothing (its activation is the caller's choice); the call reports the error;
+    `fix --apply .` rewrites the write in the module's file, the training script is left alone, the fixed program
+    computes what the intended one does, and a second fix changes nothing."""
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train()})
+    assert _run(tmp_path) == "raises-saved"
+    assert _check(tmp_path) == [("train.py", CALL_LINE, "FIP101", "error")]
+    train = (tmp_path / "train.py").read_text(encoding="utf-8")
+
+    proc = cli("fix", "--apply", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "x = x + skip" in (tmp_path / "blocks.py").read_text(encoding="utf-8")
+    assert (tmp_path / "train.py").read_text(encoding="utf-8") == train
+    assert _check(tmp_path) == []
+    fixed = _run(tmp_path)
+
+    intended = tmp_path / "intended"
+    intended.mkdir()
+    _write(intended, {"blocks.py": BLOCKS.replace("x += skip", "x = x + skip"), "train.py": _train()})
+    assert fixed == _run(intended) and fixed.startswith("ok ")
+
+    before = _texts(tmp_path)
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
+    assert _texts(tmp_path) == before
+
+
+def test_the_diff_names_the_written_file_and_the_fix_names_the_call(tmp_path):
+    """Without `--apply`: the diff is of the module's file, the summary counts the call's hazard, and nothing is
+    written."""
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train()})
+    before = _texts(tmp_path)
+    proc = cli("fix", ".", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "+++ b/blocks.py" in proc.stdout and "+        x = x + skip" in proc.stdout
+    assert "train.py" not in proc.stdout.split("+++ b/blocks.py")[1].split("\n@@")[0]
+    assert "Would fix 1 hazard in 1 file" in proc.stdout + proc.stderr
+    assert _texts(tmp_path) == before
+
+
+def test_every_write_a_call_runs_is_repaired_or_none(tmp_path):
+    """One call's hazard stands for writes in two files: both are repaired together when both files are in the
+    run; with one of them left out of the run, neither is changed (the call would still fail)."""
+    _write(tmp_path, {"blocks.py": HEADED, "head.py": HEAD, "train.py": _train()})
+    assert _run(tmp_path) == "raises-saved"
+    assert _check(tmp_path) == [("train.py", CALL_LINE, "FIP101", "error")]
+    before = _texts(tmp_path)
+
+    proc = cli("fix", "--apply", "train.py", "blocks.py", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert _texts(tmp_path) == before
+
+    proc = cli("fix", "--apply", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    after = _texts(tmp_path)
+    assert "x = x + skip" in after["blocks.py"] and after["train.py"] == before["train.py"]
+    assert after["head.py"] != before["head.py"]
+    assert _run(tmp_path).startswith("ok ")
+    assert _check(tmp_path) == []
+
+
+def test_a_clean_caller_leaves_the_module_alone(tmp_path):
+    """With an activation that saves nothing the write needs (`nn.Identity`), nothing is reported and nothing is
+    rewritten: the module's file is repaired only for a call that shows a hazard."""
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train(act="Identity")})
+    assert _run(tmp_path).startswith("ok ")
+    before = _texts(tmp_path)
+    assert _check(tmp_path) == []
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
+    assert _texts(tmp_path) == before
+
+
+DECODER = """
+    import torch
+    from torch import nn
+
+
+    class Decoder(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.pos = nn.Parameter(torch.ones(width))
+            self.norm = nn.LayerNorm(width)
+
+        def forward(self, token):
+            token += self.pos
+            return self.norm(token)
+"""
+
+TWO_DECODERS = """
+    import torch
+    from torch import nn
+
+    from decoder import Decoder
+
+
+    def main():
+        torch.manual_seed(0)
+        enc = nn.Linear(4, 4)
+        first, second = Decoder(4), Decoder(4)
+        tokens = enc(torch.randn(3, 4))
+        loss = (first(tokens) + second(tokens)).pow(2).sum()
+        loss.backward()
+        with open("result.txt", "w") as f:
+            f.write(f"{loss.item():.8f} {enc.weight.grad.sum().item():.8f}")
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_write_to_the_callee_argument_is_only_an_unsafe_fix(tmp_path):
+    """Two decoders read the same tokens, and each adds its position embedding into its argument: the second
+    call writes what the first one's LayerNorm saved. Keeping that write (a clone where LayerNorm saves) or
+    dropping it (the maintainers' `token = token + self.pos`) are both rewrites of what every caller of the
+    decoder sees, so neither is safe: `fix` changes nothing and names the unsafe fix; `--unsafe-fixes` drops the
+    write, which computes what the intended program does."""
+    _write(tmp_path, {"decoder.py": DECODER, "train.py": TWO_DECODERS})
+    assert _run(tmp_path) == "raises-saved"
+    assert _check(tmp_path) == [("train.py", 12, "FIP101", "error")]
+    before = _texts(tmp_path)
+    proc = cli("fix", "--apply", ".", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert _texts(tmp_path) == before
+    assert "only an unsafe fix" in proc.stdout and "in decoder.py (line 12)" in proc.stdout, proc.stdout
+
+    assert cli("fix", "--apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
+    assert "token = token + self.pos" in (tmp_path / "decoder.py").read_text(encoding="utf-8")
+    intended = tmp_path / "intended"
+    intended.mkdir()
+    _write(intended, {"decoder.py": DECODER.replace("token += self.pos", "token = token + self.pos"),
+                      "train.py": TWO_DECODERS})
+    fixed = _run(tmp_path)
+    assert fixed == _run(intended) and fixed.startswith("ok ")
+
+
+def test_the_call_carries_the_writes_it_runs_through_the_cache_record(tmp_path):
+    """The facts of a call's diagnostic name each write it runs elsewhere, in that file's own lines, and survive the
+    JSON the cache keeps."""
+    _write(tmp_path, {"blocks.py": HEADED, "head.py": HEAD, "train.py": _train()})
+    path = tmp_path / "train.py"
+    found = [d for d in analyse_source(path.read_text(encoding="utf-8"), str(path)) if d.code == "FIP101"]
+    assert len(found) == 1 and found[0].facts is not None
+    remotes = found[0].facts.remotes
+    assert [(Path(r.path).name, r.span.line, r.facts.target, r.facts.form) for r in remotes] == [
+        ("blocks.py", 17, "x", "augassign"), ("head.py", 12, "x", "augassign")]
+    assert found[0].message.startswith("this call runs blocks.py:17, where")  # the write named first
+    assert WriteFacts.from_json(json.loads(json.dumps(found[0].facts.to_json()))) == found[0].facts
