@@ -576,7 +576,10 @@ def fix(
     if verify:
         from fixinplace.fix.run import settle
 
+        from fixinplace.fix.remote import withdraw_dropped
+
         _keep_verified(report, settings, apply, timeout, memory_cap)
+        withdraw_dropped(report.outcomes)
         settle(report, settings)
     if not apply and not summary_only:
         _emit(b"".join(p.diff_bytes() for p in report.patches), output_file)

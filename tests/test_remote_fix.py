@@ -9,6 +9,7 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
 import torchrun
 from clirun import cli
 
@@ -268,3 +269,52 @@ def test_the_call_carries_the_writes_it_runs_through_the_cache_record(tmp_path):
         ("blocks.py", 17, "x", "augassign"), ("head.py", 12, "x", "augassign")]
     assert found[0].message.startswith("this call runs blocks.py:17, where")  # the write named first
     assert WriteFacts.from_json(json.loads(json.dumps(found[0].facts.to_json()))) == found[0].facts
+
+
+EVAL = """
+    import torch
+    from torch import nn
+
+    from blocks import Residual
+
+
+    def main():
+        torch.manual_seed(0)
+        net = Residual(4, nn.Identity)
+        with open("eval.txt", "w") as f:
+            f.write(f"{net(torch.randn(3, 4)).sum().item():.8f}")
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_second_caller_for_which_the_write_is_safe_is_checked_and_keeps_its_result(tmp_path):
+    """The module is used by a training script (whose activation makes the write hazardous) and by an evaluation
+    script (whose activation saves nothing): the repair is checked against both, and the evaluation computes
+    what it computed before."""
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train(), "evaluate.py": EVAL})
+    assert torchrun.run(tmp_path, "evaluate.py").returncode == 0
+    before = (tmp_path / "eval.txt").read_text(encoding="utf-8")
+    assert _check(tmp_path) == [("train.py", CALL_LINE, "FIP101", "error")]
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
+    assert "x = x + skip" in (tmp_path / "blocks.py").read_text(encoding="utf-8")
+    assert _run(tmp_path).startswith("ok ")
+    assert torchrun.run(tmp_path, "evaluate.py").returncode == 0
+    assert (tmp_path / "eval.txt").read_text(encoding="utf-8") == before
+    assert _check(tmp_path) == []
+
+
+@pytest.mark.slow
+def test_fix_verify_drops_a_call_fix_whose_file_did_not_verify_and_counts_it_again(tmp_path):
+    """`fix --verify` keeps a file's patch only when it verifies; the module's `forward` cannot be run on its own
+    (its constructor needs the caller's arguments), so the patch is dropped, and the call's hazard counts as
+    remaining, not fixed."""
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train()})
+    before = _texts(tmp_path)
+    proc = cli("fix", "--verify", "--apply", ".", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "blocks.py: fix not applied: verification skipped" in proc.stderr
+    assert "Fixed 0 hazards in 0 files; 1 remains" in proc.stdout + proc.stderr
+    assert _texts(tmp_path) == before

@@ -407,6 +407,9 @@ class FileOutcome:
     # Whether `remaining` is what the file's final text has (with the other files as they were): false once its
     # patch is dropped or cut down (`settle` then analyses the file again).
     exact: bool = True
+    # A call's hazard fixed in other files of the run (`fixinplace.fix.remote`): the applied diagnostic (by `id`)
+    # and the real paths of the files its fix rewrites.
+    elsewhere: dict = field(default_factory=dict)
 
     def undo(self, error: FileError) -> None:
         """Leave the file as it was, for `error`: no patch, and the hazards its fixes would have removed remain

@@ -76,6 +76,18 @@ def fix_across_files(outcomes: list[FileOutcome], settings: Settings, cwd: Optio
     return repaired
 
 
+def withdraw_dropped(outcomes: list[FileOutcome]) -> None:
+    """After patches were dropped (`fix --verify` keeps only verified files): a call's fix made in a file whose
+    patch is gone is no longer applied; the calling file's hazards are counted again (`settle`)."""
+    patched = {os.path.realpath(o.path) for o in outcomes if o.patch is not None and o.patch.changed}
+    for o in outcomes:
+        gone = [d for d in o.applied if id(d) in o.elsewhere and not o.elsewhere[id(d)] <= patched]
+        if gone:
+            o.applied = [d for d in o.applied if d not in gone]
+            o.remaining = blocking(gone) + o.remaining
+            o.exact = False
+
+
 def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Settings
                  ) -> Optional[tuple[Fix, dict[str, tuple[str, str]]]]:
     """The fix `fix --apply` makes of a call's diagnostic (of `text`) when the files of the writes it runs are fixed
@@ -174,7 +186,9 @@ def _commit(caller: _File, reported: Diagnostic, planned: tuple[Fix, dict[str, s
     for path, patch in patches.items():
         f = files[path]
         f.text, f.outcome.patch, f.outcome.exact = texts[path], patch, False
-    caller.outcome.applied.append(replace(reported, fix=fix))
+    fixed = replace(reported, fix=fix)
+    caller.outcome.applied.append(fixed)
+    caller.outcome.elsewhere[id(fixed)] = set(texts)
     caller.outcome.remaining = [d for d in caller.outcome.remaining if d is not reported]
     caller.outcome.exact = False
     return True
