@@ -86,6 +86,38 @@ PROGRAMS = {
             z2 += Conv2d(2, 2)(z1)
             z2.sum().backward()
     """, "saved"),
+    # A layer built from a config dict that is copied on the way (`dict(cfg)`, `cfg.copy()`) and read by computed
+    # keys (`cfg.pop(key)`, `cfg.get(key)`): mmcv's `build_activation_layer` choosing a ReLU by name.
+    "layer_from_a_copied_config": ("""
+        def build_activation_layer(cfg):
+            cfg = dict(cfg)
+            key = "type"
+            layer_type = cfg.pop(key)
+            return {"ReLU": nn.ReLU, "Tanh": nn.Tanh, "LeakyReLU": nn.LeakyReLU}[layer_type](**cfg)
+
+
+        def main():
+            act_cfg = dict(type="ReLU")
+            options = act_cfg.copy()
+            options.setdefault("inplace", False)
+            act = build_activation_layer(options)
+            h = act(torch.randn(3, requires_grad=True) * 2)
+            h += options.get("bias", 1.0)
+            h.sum().backward()
+    """, "saved"),
+    "layer_from_a_copied_config_safe": ("""
+        def build_activation_layer(cfg):
+            cfg = dict(cfg)
+            layer_type = cfg.pop("type")
+            return {"ReLU": nn.ReLU, "Identity": nn.Identity}[layer_type](**cfg)
+
+
+        def main():
+            act = build_activation_layer(dict(type="Identity"))
+            h = act(torch.randn(3, requires_grad=True) * 2)
+            h += 1
+            h.sum().backward()
+    """, None),
     # A `SimpleNamespace` holds the tensors it is given: the leaf written in place is the one it was built with.
     "simple_namespace": ("""
         def main():

@@ -112,6 +112,8 @@ class BuiltinsMixin:
             return SuperValue(frame)
         if name == "dict" and not args:
             return DictValue(dict(kwargs))
+        if name == "dict" and len(args) == 1 and isinstance(args[0], DictValue):
+            return DictValue({**args[0].items, **kwargs})  # `cfg = dict(cfg)`, `dict(base, inplace=True)`: a copy
         if name in ("print", "len", "int", "float", "bool", "str", "isinstance", "hasattr", "id", "hash", "repr",
                     "round", "callable", "issubclass", "format", "sorted", "set", "dict", "frozenset", "type",
                     "setattr", "delattr", "open", "input", "vars", "dir", "any", "all", "ord", "chr"):
@@ -192,8 +194,14 @@ class BuiltinsMixin:
         return self.fresh_tensor(node, rg, self.text(node), graph=self.graph_of(tensors, rg))
 
     def dict_method(self, d: DictValue, name: str, args: list, node: ast.Call) -> Value:
-        """get/values/items/update/setdefault on a dict with known keys."""
+        """get/values/items/update/setdefault/pop/copy on a dict with known keys (the key a literal, or a str or
+        int the analysis computed)."""
         key = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+        if key is None and args and isinstance(args[0], ScalarValue) and args[0].known \
+                and isinstance(args[0].constant, (str, int)):
+            key = args[0].constant
+        if name == "copy" and not args:
+            return DictValue(dict(d.items))
         if name == "get":
             if key in d.items:
                 return d.items[key]
