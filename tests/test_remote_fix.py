@@ -318,3 +318,54 @@ def test_fix_verify_drops_a_call_fix_whose_file_did_not_verify_and_counts_it_aga
     assert "blocks.py: fix not applied: verification skipped" in proc.stderr
     assert "Fixed 0 hazards in 0 files; 1 remains" in proc.stdout + proc.stderr
     assert _texts(tmp_path) == before
+
+
+NORMALIZER = """
+    import torch
+
+
+    class Normalizer:
+        def __init__(self, squash):
+            self.squash = squash
+
+        def scores(self, logits):
+            probs = self.squash(logits)
+            probs /= probs.sum(-1, keepdim=True)
+            return probs
+"""
+
+SCORE = """
+    import torch
+
+    from normalizer import Normalizer
+
+
+    def main():
+        torch.manual_seed(0)
+        logits = torch.randn(3, 4, requires_grad=True)
+        probs = Normalizer(torch.sigmoid).scores(logits * 2)
+        probs.pow(2).sum().backward()
+        with open("result.txt", "w") as f:
+            f.write(f"{probs.sum().item():.8f} {logits.grad.sum().item():.8f}")
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_method_of_a_helper_class_is_repaired_in_its_file(tmp_path):
+    """A method of a plain class writes what the function the caller chose (`torch.sigmoid`) saved: repaired in
+    the class's file, as the intended program does it."""
+    _write(tmp_path, {"normalizer.py": NORMALIZER, "train.py": SCORE})
+    assert _run(tmp_path) == "raises-saved"
+    assert _check(tmp_path) == [("train.py", 9, "FIP101", "error")]
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
+    assert "probs = probs / probs.sum(-1, keepdim=True)" in (tmp_path / "normalizer.py").read_text(encoding="utf-8")
+    intended = tmp_path / "intended"
+    intended.mkdir()
+    _write(intended, {"normalizer.py": NORMALIZER.replace("probs /= probs.sum(-1, keepdim=True)",
+                                                         "probs = probs / probs.sum(-1, keepdim=True)"),
+                      "train.py": SCORE})
+    fixed = _run(tmp_path)
+    assert fixed == _run(intended) and fixed.startswith("ok ")
