@@ -25,8 +25,8 @@ def _call_sites(program: Path) -> list[dict]:
                           cwd=program, capture_output=True, text=True, timeout=600)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{program}: check failed: {proc.stderr.strip()[-300:]}")
-    return [d for d in json.loads(proc.stdout)["diagnostics"]
-            if d["severity"] in ("error", "warning") and d["message"].startswith(("this call runs", "this call may run"))]
+    return [d for d in json.loads(proc.stdout)["diagnostics"] if d["severity"] in ("error", "warning")
+            and d["message"].startswith(("this call runs", "this call may run"))]
 
 
 def main(argv: list[str]) -> int:

@@ -1,8 +1,11 @@
 """Fixes across files: a hazard reported at a call, whose write is in another file of the same `fix` run, is
 repaired at that write, in that file.
 
-    fix_across_files(report, settings, cwd)   after each file was fixed on its own: every call's hazard whose
-                                              write lies in a file of the run, errors first
+    fix_across_files(outcomes, settings)   after each file of a `fix` run was fixed on its own: every call's
+                                           hazard whose writes lie in files of the run, errors first
+    offer_across(text, path, d, settings)  the same repair of one diagnostic, with the files as on disk
+                                           (`check`'s `[*]`, the editor's quick fix)
+    withdraw_dropped(outcomes)             after `fix --verify` dropped patches: the calls' fixes made in them
 
 The write's facts come with the call's diagnostic (`fixinplace.facts.RemoteWrite`: the write as the call's context
 shows it, in the other file's lines), so the planner and the codemods work on that file as on any other. A rewrite
@@ -48,7 +51,7 @@ def fix_across_files(outcomes: list[FileOutcome], settings: Settings, cwd: Optio
     (each outcome's `remaining`), errors first; update the outcomes (the written file's patch, the calling file's
     `applied` and `remaining`). Returns how many were repaired."""
     files: dict[str, _File] = {}
-    if not any(_remote(d) for o in outcomes if o.error is None for d in o.remaining):
+    if not any(_remotes(d) for o in outcomes if o.error is None for d in o.remaining):
         return 0
     for o in outcomes:
         if o.error is None and not is_notebook(o.path):
@@ -61,7 +64,7 @@ def fix_across_files(outcomes: list[FileOutcome], settings: Settings, cwd: Optio
     repaired = 0
     with shared_analyses():
         targets = [(f, d) for f in files.values() for d in f.outcome.remaining
-                   if _remote(d) and any(os.path.realpath(r.path) in files for r in d.facts.remotes)]  # type: ignore[union-attr]
+                   if any(os.path.realpath(r.path) in files for r in _remotes(d))]
         targets.sort(key=lambda item: (item[1].severity is not Severity.ERROR, item[0].outcome.path, item[1].line))
         for caller, d in targets:
             planned = _plan(caller, d, files, settings)
@@ -93,11 +96,11 @@ def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Setting
     """The fix `fix --apply` makes of a call's diagnostic (of `text`) when the files of the writes it runs are fixed
     with the calling file, as they are on disk (`check`'s `[*]`, the editor's quick fix): the fix, and each file
     it rewrites with its (old, new) text; None when none passes (an unsafe one when unsafe fixes are on)."""
-    if not _remote(diagnostic):
+    if not _remotes(diagnostic):
         return None
     caller = _File(FileOutcome(path, remaining=[diagnostic]), None, text)
     files = {os.path.realpath(path): caller}
-    for r in diagnostic.facts.remotes:  # type: ignore[union-attr]
+    for r in _remotes(diagnostic):
         real = os.path.realpath(r.path)
         if real in files or is_notebook(r.path):
             continue
@@ -114,8 +117,9 @@ def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Setting
     return fix, {files[p].outcome.path: (files[p].text, new) for p, new in texts.items()}
 
 
-def _remote(d: Diagnostic) -> bool:
-    return d.facts is not None and bool(d.facts.remotes) and d.severity is not Severity.INFO
+def _remotes(d: Diagnostic) -> tuple[RemoteWrite, ...]:
+    """The writes in other files an error's or warning's call runs (none for other diagnostics)."""
+    return d.facts.remotes if d.facts is not None and d.severity is not Severity.INFO else ()
 
 
 def _texts(files: dict[str, _File]) -> dict[str, str]:
@@ -157,11 +161,13 @@ def _plan(caller: _File, reported: Diagnostic, files: dict[str, _File], settings
             before = _hazards(caller.text, caller.outcome.path, texts)
             target = None if before is None else next(
                 (h for h in before if (h.line, h.column, h.code) == (reported.line, reported.column, reported.code)
-                 and _remote(h)), None)
+                 and _remotes(h)), None)
             if target is None or len(steps) == MAX_WRITES:
                 break
-            remote = next((r for r in target.facts.remotes if os.path.realpath(r.path) in files), None)  # type: ignore[union-attr]
-            step = None if remote is None else _repair_write(caller, target, before, remote, files, settings, texts)  # type: ignore[arg-type]
+            assert before is not None
+            remote = next((r for r in _remotes(target) if os.path.realpath(r.path) in files), None)
+            step = None if remote is None else _repair_write(caller, target, before, remote, files, settings,
+                                                             texts)
             if step is None:
                 break
             steps.append(step)
@@ -268,7 +274,7 @@ def _passes(written: _File, new_text: str, own_before: list[Diagnostic], readers
             still = next((h for h in after if (h.line, h.column, h.code) == (target.line, target.column, target.code)),
                          None)
             if still is not None:
-                if not _remote(still) or not _continues(target, still, remote, written_path, lines):
+                if not _continues(target, still, remote, written_path, lines):
                     return False
                 after = [h for h in after if h is not still]
         if accepts(Version(reader.text, before), reader.text, after, *targets, parsed=True) is None:
@@ -281,7 +287,7 @@ def _continues(target: Diagnostic, still: Diagnostic, repaired: RemoteWrite, wri
     """Whether the call's hazard after a rewrite stands only for writes it ran before, other than the one
     repaired (lines of the rewritten file mapped through the rewrite)."""
     allowed: set[tuple[str, int]] = set()
-    for r in target.facts.remotes:  # type: ignore[union-attr]
+    for r in _remotes(target):
         if r is repaired:
             continue
         path = os.path.realpath(r.path)
@@ -290,4 +296,4 @@ def _continues(target: Diagnostic, still: Diagnostic, repaired: RemoteWrite, wri
             allowed.update((path, line) for line in range(lo, hi + 1))
         else:
             allowed.add((path, r.span.line))
-    return all((os.path.realpath(r.path), r.span.line) in allowed for r in still.facts.remotes)  # type: ignore[union-attr]
+    return bool(_remotes(still)) and all((os.path.realpath(r.path), r.span.line) in allowed for r in _remotes(still))
