@@ -118,6 +118,53 @@ PROGRAMS = {
             h += 1
             h.sum().backward()
     """, None),
+    # `nn.ModuleDict`: layers fetched by attribute (nanoGPT's `self.transformer.wte`), by a computed key, and by
+    # iterating its items; the block's `x += ...` writes what its LayerNorm saved.
+    "module_dict": ("""
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln = nn.LayerNorm(4)
+                self.proj = nn.Linear(4, 4)
+
+            def forward(self, x):
+                x += self.proj(self.ln(x))
+                return x
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(10, 4), h=nn.ModuleList([Block()])))
+                self.heads = nn.ModuleDict([("cls", nn.Linear(4, 2))])
+                self.heads["aux"] = nn.Linear(4, 1)
+
+            def forward(self, idx):
+                x = self.transformer.wte(idx) + 1
+                for block in self.transformer["h"]:
+                    x = block(x)
+                return sum(head(x).sum() for name, head in self.heads.items())
+
+
+        def main():
+            Net()(torch.randint(0, 10, (2, 3))).backward()
+    """, "saved"),
+    "module_dict_safe": ("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = nn.ModuleDict({"lin": nn.Linear(4, 4), "act": nn.Tanh()})
+                self.layers.update({"act": nn.Identity()})
+
+            def forward(self, x):
+                h = self.layers.act(self.layers["lin"](x))
+                h += 1
+                return h
+
+
+        def main():
+            Net()(torch.randn(2, 4)).sum().backward()
+    """, None),
     # A `SimpleNamespace` holds the tensors it is given: the leaf written in place is the one it was built with.
     "simple_namespace": ("""
         def main():

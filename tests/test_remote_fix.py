@@ -369,3 +369,77 @@ def test_a_method_of_a_helper_class_is_repaired_in_its_file(tmp_path):
                       "train.py": SCORE})
     fixed = _run(tmp_path)
     assert fixed == _run(intended) and fixed.startswith("ok ")
+
+
+GPT_BLOCK = """
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+
+    class LayerNorm(nn.Module):
+        def __init__(self, ndim):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(ndim))
+            self.bias = nn.Parameter(torch.zeros(ndim))
+
+        def forward(self, input):
+            return F.layer_norm(input, self.weight.shape, self.weight, self.bias, 1e-5)
+
+
+    class Block(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.ln_1 = LayerNorm(width)
+            self.attn = nn.Linear(width, width)
+            self.ln_2 = LayerNorm(width)
+            self.mlp = nn.Linear(width, width)
+
+        def forward(self, x):
+            x += self.attn(self.ln_1(x))
+            x += self.mlp(self.ln_2(x))
+            return x
+"""
+
+GPT_TRAIN = """
+    import torch
+    from torch import nn
+
+    from block import Block
+
+
+    def main():
+        torch.manual_seed(0)
+        wte, blocks = nn.Embedding(10, 4), nn.ModuleList([Block(4), Block(4)])
+        x = wte(torch.randint(0, 10, (2, 3)))
+        for block in blocks:
+            x = block(x)
+        loss = x.pow(2).sum()
+        loss.backward()
+        with open("result.txt", "w") as f:
+            f.write(f"{loss.item():.8f} {wte.weight.grad.sum().item():.8f}")
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_call_whose_writes_follow_one_another_gets_them_all_rewritten(tmp_path):
+    """nanoGPT's block with `+=`: the call runs two writes of the block's argument. Once the first is made out of
+    place, the second writes a tensor the file itself made, which the file alone now reports: that is the call's
+    own second write, not a new hazard, and it is repaired next (unsafely: `x` is the block's argument); the
+    result is nanoGPT's `x = x + ...`."""
+    _write(tmp_path, {"block.py": GPT_BLOCK, "train.py": GPT_TRAIN})
+    assert _run(tmp_path) == "raises-saved"
+    assert _check(tmp_path) == [("train.py", 12, "FIP101", "error")]
+    assert cli("fix", "--apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
+    fixed_block = (tmp_path / "block.py").read_text(encoding="utf-8")
+    intended_block = GPT_BLOCK.replace("x += self.attn(self.ln_1(x))", "x = x + self.attn(self.ln_1(x))").replace(
+        "x += self.mlp(self.ln_2(x))", "x = x + self.mlp(self.ln_2(x))")
+    assert fixed_block == textwrap.dedent(intended_block).lstrip("\n")
+    intended = tmp_path / "intended"
+    intended.mkdir()
+    _write(intended, {"block.py": intended_block, "train.py": GPT_TRAIN})
+    fixed = _run(tmp_path)
+    assert fixed == _run(intended) and fixed.startswith("ok ")

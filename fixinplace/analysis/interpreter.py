@@ -789,6 +789,8 @@ class Interpreter:
             iterable = iterable.attrs.get(CONTAINER_ATTR, iterable)
         if isinstance(iterable, ModuleValue) and iterable.kind in ("Sequential", "ModuleList"):
             return list(iterable.children)
+        if isinstance(iterable, ModuleValue) and iterable.kind == "ModuleDict":
+            return [constant_value(key) for key in iterable.keys]  # `for name in heads:` gives the names
         return None
 
     def element_value(self, iterable: Value, items: list | None) -> Value:
@@ -893,7 +895,8 @@ class Interpreter:
                     param.group.rename(f"{name}.{pname}")
                     param.label = f"{name}.{pname}"
                 for index, child in enumerate(value.children):
-                    self.name_module(child, f"{name}[{index}]")
+                    key = value.keys[index] if index < len(value.keys) else None
+                    self.name_module(child, f"{name}.{key}" if key is not None else f"{name}[{index}]")
         elif isinstance(value, (OptimizerValue, InstanceValue)) and value.label.startswith("<"):
             value.label = name
 

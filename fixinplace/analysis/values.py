@@ -460,7 +460,8 @@ class ModuleValue(Value):
     line: int
     params: dict = field(default_factory=dict)  # name -> TensorValue
     buffers: dict = field(default_factory=dict)  # name -> TensorValue
-    children: list = field(default_factory=list)  # for Sequential / ModuleList
+    children: list = field(default_factory=list)  # for Sequential / ModuleList / ModuleDict
+    keys: list = field(default_factory=list)  # for ModuleDict: the name of each child, in order
     inplace: bool = False
     training: Tri = True
     entry: object = None  # optable.ModuleEntry

@@ -259,10 +259,15 @@ def _passes(written: _File, new_text: str, own_before: list[Diagnostic], readers
     written_path = os.path.realpath(written.outcome.path)
     new_texts = {**texts, written_path: new_text}
     own_after = _hazards(new_text, written.outcome.path, new_texts)
-    if own_after is None or accepts(Version(written.text, own_before), new_text, own_after, lines=lines,
-                                    parsed=True) is None:
-        return False
     target, caller_before, remote = reported
+    if own_after is None:
+        return False
+    # The call's other writes in this file, which its hazard already stands for, may now show in the file alone
+    # (`x += ...` after a first write made out of place: `x` is now a tensor the file itself made).
+    pending = {line for path, line in _other_writes(target, remote, written_path, lines) if path == written_path}
+    own_after = [h for h in own_after if not (h.code == target.code and h.line in pending)]
+    if accepts(Version(written.text, own_before), new_text, own_after, lines=lines, parsed=True) is None:
+        return False
     for reader in readers:
         before = caller_before if reader is caller else _hazards(reader.text, reader.outcome.path, texts)
         after = _hazards(reader.text, reader.outcome.path, new_texts)
@@ -282,18 +287,26 @@ def _passes(written: _File, new_text: str, own_before: list[Diagnostic], readers
     return True
 
 
-def _continues(target: Diagnostic, still: Diagnostic, repaired: RemoteWrite, written_path: str,
-               lines: LineMap) -> bool:
-    """Whether the call's hazard after a rewrite stands only for writes it ran before, other than the one
-    repaired (lines of the rewritten file mapped through the rewrite)."""
-    allowed: set[tuple[str, int]] = set()
+def _other_writes(target: Diagnostic, repaired: RemoteWrite, written_path: str, lines: LineMap
+                  ) -> set[tuple[str, int]]:
+    """(real path, line) of the writes the call's hazard stands for other than the one repaired, after the
+    rewrite (lines of the rewritten file mapped through it)."""
+    found: set[tuple[str, int]] = set()
     for r in _remotes(target):
         if r is repaired:
             continue
         path = os.path.realpath(r.path)
         if path == written_path:
             lo, hi = lines.new_range(r.span.line, r.span.end_line)
-            allowed.update((path, line) for line in range(lo, hi + 1))
+            found.update((path, line) for line in range(lo, hi + 1))
         else:
-            allowed.add((path, r.span.line))
+            found.add((path, r.span.line))
+    return found
+
+
+def _continues(target: Diagnostic, still: Diagnostic, repaired: RemoteWrite, written_path: str,
+               lines: LineMap) -> bool:
+    """Whether the call's hazard after a rewrite stands only for writes it ran before, other than the one
+    repaired."""
+    allowed = _other_writes(target, repaired, written_path, lines)
     return bool(_remotes(still)) and all((os.path.realpath(r.path), r.span.line) in allowed for r in _remotes(still))

@@ -18,6 +18,7 @@ from fixinplace.analysis.values import (
     TensorValue,
     Value,
     known_int,
+    known_str,
     tri_or,
 )
 
@@ -143,7 +144,11 @@ class IndexingMixin:
             part = self.slice_of(base, node.slice, frame)
             if part is not None:
                 return part
-        constant = known_int(self.interp.eval(node.slice, frame))
+        index = self.interp.eval(node.slice, frame)
+        if isinstance(base, ModuleValue) and base.kind == "ModuleDict":
+            key = known_str(index)
+            return base.children[base.keys.index(key)] if key in base.keys else UNKNOWN
+        constant = known_int(index)
         if isinstance(base, InstanceValue):  # `self[0]` in a subclass of nn.Sequential
             base = base.attrs.get(CONTAINER_ATTR, base)
         if isinstance(base, SeqValue) and base.item_at(constant) is not None:
@@ -209,6 +214,11 @@ class IndexingMixin:
                 if isinstance(key, ScalarValue) and key.known and isinstance(key.constant, (str, int)) \
                         and not frame.path and not frame.loop_tags:
                     base.items[key.constant] = value
+            return
+        if isinstance(base, ModuleValue) and base.kind == "ModuleDict":
+            key = known_str(self.interp.eval(target.slice, frame))
+            if key is not None and not frame.path and not frame.loop_tags:
+                self.set_module_item(base, key, value)  # `self.heads["cls"] = nn.Linear(...)`
             return
         if isinstance(base, SeqValue):
             # `layers[0] = nn.ReLU(inplace=False)`: the list now holds the new item.

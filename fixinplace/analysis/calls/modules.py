@@ -24,6 +24,7 @@ from fixinplace.analysis.values import (
     TensorValue,
     Tri,
     Value,
+    constant_value,
     known_int,
     known_str,
     tri_or,
@@ -101,6 +102,10 @@ class ModulesMixin:
         """Construct a `torch.nn` module from its table entry."""
         label = f"<{kind}>"
         module = ModuleValue(kind=kind, label=label, line=node.lineno, node=node)
+        if kind == "ModuleDict":
+            named = self._named_modules(args[0]) if args else {}
+            module.keys, module.children = list(named), list(named.values())
+            return module
         if kind in MODULE_CONTAINERS:
             items = list(args)
             if len(args) == 1 and isinstance(args[0], DictValue):
@@ -202,10 +207,55 @@ class ModulesMixin:
                 else:
                     module.children.append(args[1])
             return module
+        if isinstance(module, ModuleValue) and module.kind == "ModuleDict" \
+                and name in ("keys", "values", "items", "update", "pop"):
+            return self.module_dict_method(module, name, args)
         if name in ("children", "modules"):
             found = self.submodules(module, recursive=name == "modules")
             return SeqValue(([module] if name == "modules" else []) + found)
         return self.generic_op(name, args, kwargs, node, frame, is_tensor=None)
+
+    def _named_modules(self, value: Value) -> dict:
+        """The (name -> module) a `nn.ModuleDict` is built from or updated with: a dict with known keys, or a list
+        of (name, module) pairs whose names are known; {} when they are not known."""
+        if isinstance(value, DictValue):
+            return {k: v for k, v in value.items.items() if isinstance(k, str)}
+        items = self.interp.iteration_items(value)
+        named: dict = {}
+        for item in items or []:
+            pair = item.items if isinstance(item, SeqValue) and len(item.items) == 2 else None
+            key = known_str(pair[0]) if pair else None
+            if key is None:
+                return {}
+            named[key] = pair[1]  # type: ignore[index]
+        return named
+
+    def module_dict_method(self, module: ModuleValue, name: str, args: list) -> Value:
+        """`keys()`, `values()`, `items()`, `update(...)`, `pop(name)` of a `nn.ModuleDict` whose names are known."""
+        if name == "keys":
+            return SeqValue([constant_value(k) for k in module.keys])
+        if name == "values":
+            return SeqValue(list(module.children))
+        if name == "items":
+            return SeqValue([SeqValue([constant_value(k), v]) for k, v in zip(module.keys, module.children)])
+        if name == "update" and args:
+            for key, child in self._named_modules(args[0]).items():
+                self.set_module_item(module, key, child)
+            return SCALAR
+        if name == "pop" and args and (key := known_str(args[0])) in module.keys:
+            at = module.keys.index(key)
+            module.keys.pop(at)
+            return module.children.pop(at)
+        return UNKNOWN
+
+    @staticmethod
+    def set_module_item(module: ModuleValue, key: str, child: Value) -> None:
+        """`module_dict[key] = child` (or its `update`): replaces the child of that name, else adds it last."""
+        if key in module.keys:
+            module.children[module.keys.index(key)] = child
+        else:
+            module.keys.append(key)
+            module.children.append(child)
 
     def submodules(self, module, recursive: bool, seen: set | None = None) -> list:
         """The modules a module holds (a container's items, a class's module attributes and lists of modules), in
