@@ -165,6 +165,61 @@ PROGRAMS = {
         def main():
             Net()(torch.randn(2, 4)).sum().backward()
     """, None),
+    # `nn.ParameterList` / `nn.ParameterDict` hold parameters (a plain tensor given to them becomes one): writing
+    # one in place in grad mode is the leaf error.
+    "parameter_list": ("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ws = nn.ParameterList([torch.randn(4) for _ in range(2)])
+                self.ws.append(nn.Parameter(torch.ones(4)))
+
+            def forward(self, x):
+                for w in self.ws:
+                    x = x * w
+                return x
+
+
+        def main():
+            net = Net()
+            out = net(torch.randn(4))
+            net.ws[-1].add_(1)
+            out.sum().backward()
+    """, "leaf"),
+    "parameter_dict": ("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pd = nn.ParameterDict({"scale": nn.Parameter(torch.ones(4))})
+                self.pd["shift"] = nn.Parameter(torch.zeros(4))
+
+            def forward(self, x):
+                return x * self.pd["scale"] + self.pd.shift
+
+
+        def main():
+            net = Net()
+            out = net(torch.randn(4))
+            for name, p in net.pd.items():
+                p.mul_(2)
+            out.sum().backward()
+    """, "leaf"),
+    "parameter_dict_safe": ("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pd = nn.ParameterDict({"scale": nn.Parameter(torch.ones(4))})
+
+            def forward(self, x):
+                return x * self.pd["scale"]
+
+
+        def main():
+            net = Net()
+            net(torch.randn(4)).sum().backward()
+            with torch.no_grad():
+                net.pd["scale"].mul_(2)
+    """, None),
     # A `SimpleNamespace` holds the tensors it is given: the leaf written in place is the one it was built with.
     "simple_namespace": ("""
         def main():

@@ -789,8 +789,10 @@ class Interpreter:
             iterable = iterable.attrs.get(CONTAINER_ATTR, iterable)
         if isinstance(iterable, ModuleValue) and iterable.kind in ("Sequential", "ModuleList"):
             return list(iterable.children)
-        if isinstance(iterable, ModuleValue) and iterable.kind == "ModuleDict":
+        if isinstance(iterable, ModuleValue) and iterable.kind in ("ModuleDict", "ParameterDict"):
             return [constant_value(key) for key in iterable.keys]  # `for name in heads:` gives the names
+        if isinstance(iterable, ModuleValue) and iterable.kind == "ParameterList":
+            return [iterable.params.get(key, UNKNOWN) for key in iterable.keys]
         return None
 
     def element_value(self, iterable: Value, items: list | None) -> Value:

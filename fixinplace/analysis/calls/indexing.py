@@ -148,6 +148,10 @@ class IndexingMixin:
         if isinstance(base, ModuleValue) and base.kind == "ModuleDict":
             key = known_str(index)
             return base.children[base.keys.index(key)] if key in base.keys else UNKNOWN
+        if isinstance(base, ModuleValue) and base.kind in ("ParameterList", "ParameterDict"):
+            number = known_int(index)
+            key = known_str(index) if number is None else str(number % len(base.keys)) if base.keys else None
+            return base.params.get(key, UNKNOWN) if key is not None else UNKNOWN
         constant = known_int(index)
         if isinstance(base, InstanceValue):  # `self[0]` in a subclass of nn.Sequential
             base = base.attrs.get(CONTAINER_ATTR, base)
@@ -215,10 +219,13 @@ class IndexingMixin:
                         and not frame.path and not frame.loop_tags:
                     base.items[key.constant] = value
             return
-        if isinstance(base, ModuleValue) and base.kind == "ModuleDict":
+        if isinstance(base, ModuleValue) and base.kind in ("ModuleDict", "ParameterDict"):
             key = known_str(self.interp.eval(target.slice, frame))
             if key is not None and not frame.path and not frame.loop_tags:
-                self.set_module_item(base, key, value)  # `self.heads["cls"] = nn.Linear(...)`
+                if base.kind == "ModuleDict":
+                    self.set_module_item(base, key, value)  # `self.heads["cls"] = nn.Linear(...)`
+                else:
+                    self.set_parameter_item(base, key, value, stmt)
             return
         if isinstance(base, SeqValue):
             # `layers[0] = nn.ReLU(inplace=False)`: the list now holds the new item.

@@ -37,6 +37,7 @@ from fixinplace.analysis.frame import Frame
 from fixinplace.facts import Span
 
 MODULE_CONTAINERS = {"Sequential", "ModuleList"}
+PARAMETER_CONTAINERS = {"ParameterList", "ParameterDict"}  # their parameters are held by name ("0", "1", ...)
 
 
 def container_kind(base: Value) -> str | None:
@@ -105,6 +106,14 @@ class ModulesMixin:
         if kind == "ModuleDict":
             named = self._named_modules(args[0]) if args else {}
             module.keys, module.children = list(named), list(named.values())
+            return module
+        if kind in PARAMETER_CONTAINERS:
+            if kind == "ParameterList":
+                named = {str(i): v for i, v in enumerate(self.interp.iteration_items(args[0]) or [])} if args else {}
+            else:
+                named = self._named_modules(args[0]) if args else {}
+            for key, value in named.items():
+                self.set_parameter_item(module, key, value, node)
             return module
         if kind in MODULE_CONTAINERS:
             items = list(args)
@@ -210,6 +219,9 @@ class ModulesMixin:
         if isinstance(module, ModuleValue) and module.kind == "ModuleDict" \
                 and name in ("keys", "values", "items", "update", "pop"):
             return self.module_dict_method(module, name, args)
+        if isinstance(module, ModuleValue) and module.kind in PARAMETER_CONTAINERS \
+                and name in ("append", "extend", "keys", "values", "items", "update"):
+            return self.parameter_container_method(module, name, args, node)
         if name in ("children", "modules"):
             found = self.submodules(module, recursive=name == "modules")
             return SeqValue(([module] if name == "modules" else []) + found)
@@ -246,6 +258,34 @@ class ModulesMixin:
             at = module.keys.index(key)
             module.keys.pop(at)
             return module.children.pop(at)
+        return UNKNOWN
+
+    def set_parameter_item(self, module: ModuleValue, key: str, value: Value, node: ast.AST) -> None:
+        """`params[key] = value` of an `nn.ParameterList` / `nn.ParameterDict`: a parameter is held as it is; a
+        plain tensor becomes a new parameter (torch wraps it in `nn.Parameter`), anything else is not tracked."""
+        if isinstance(value, TensorValue) and value.group.origin == "param":
+            module.params[key] = value
+        elif isinstance(value, TensorValue):
+            module.params[key] = self._param(node, module.label, key)
+        if key not in module.keys:
+            module.keys.append(key)
+
+    def parameter_container_method(self, module: ModuleValue, name: str, args: list, node: ast.Call) -> Value:
+        """`append`/`extend` of an `nn.ParameterList`; `keys`/`values`/`items`/`update` of an `nn.ParameterDict`."""
+        if module.kind == "ParameterList" and name in ("append", "extend") and args:
+            for value in [args[0]] if name == "append" else self.interp.iteration_items(args[0]) or []:
+                self.set_parameter_item(module, str(len(module.keys)), value, node)
+            return module
+        if name == "keys":
+            return SeqValue([constant_value(k) for k in module.keys])
+        if name == "values":
+            return SeqValue([module.params.get(k, UNKNOWN) for k in module.keys])
+        if name == "items":
+            return SeqValue([SeqValue([constant_value(k), module.params.get(k, UNKNOWN)]) for k in module.keys])
+        if name == "update" and args:
+            for key, value in self._named_modules(args[0]).items():
+                self.set_parameter_item(module, key, value, node)
+            return SCALAR
         return UNKNOWN
 
     @staticmethod
