@@ -220,6 +220,79 @@ PROGRAMS = {
             with torch.no_grad():
                 net.pd["scale"].mul_(2)
     """, None),
+    # Layers cloned with `copy.deepcopy` (DETR's `_get_clones`) have parameters of their own, and run as the layer
+    # they copy; `len()` of a container gives its layers by index; `functools.partial` builds a layer class with
+    # some arguments given (timm's `act_layer=partial(nn.ReLU, inplace=...)`).
+    "deepcopy_clones": ("""
+        import copy
+
+
+        class Layer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+                self.act = nn.ReLU()
+
+            def forward(self, x):
+                h = self.act(self.lin(x))
+                h += 1
+                return h
+
+
+        def main():
+            layers = nn.ModuleList([copy.deepcopy(Layer()) for _ in range(2)])
+            x = torch.randn(2, 4)
+            for i in range(len(layers)):
+                x = layers[i](x)
+            x.sum().backward()
+    """, "saved"),
+    "deepcopy_clones_own_parameters": ("""
+        import copy
+
+
+        def main():
+            base = nn.Linear(4, 4)
+            first, second = copy.deepcopy(base), copy.deepcopy(base)
+            opt = torch.optim.SGD(first.parameters(), lr=0.1)
+            x = torch.randn(2, 4)
+            loss = second(x).sum()
+            first(x).sum().backward()
+            opt.step()
+            loss.backward()
+    """, None),
+    "partial_layer_class": ("""
+        from functools import partial
+
+
+        class Layer(nn.Module):
+            def __init__(self, act_layer=nn.Tanh):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+                self.act = act_layer()
+
+            def forward(self, x):
+                return self.act(self.lin(x)) + 1
+
+
+        def main():
+            layer = Layer(act_layer=partial(nn.ReLU, inplace=True))
+            h = layer.lin(torch.randn(2, 4))
+            h.exp_()
+            layer.act(h).sum().backward()
+    """, "saved"),
+    # A backward of what a call returns, written in one expression: the function builds that graph itself, so it
+    # runs in grad mode (as `out = helper(w); out.sum().backward()` does).
+    "backward_of_a_call_result": ("""
+        def helper(x):
+            h = torch.relu(x * 2)
+            h += 1
+            return h
+
+
+        def main():
+            w = torch.randn(4, requires_grad=True)
+            helper(w).sum().backward()
+    """, "saved"),
     # A `SimpleNamespace` holds the tensors it is given: the leaf written in place is the one it was built with.
     "simple_namespace": ("""
         def main():

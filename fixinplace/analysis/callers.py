@@ -148,6 +148,27 @@ def _root_name(node: ast.AST) -> str | None:
             return None
 
 
+#: The root `_backward_root` gives a value a call of the function itself returns.
+_CALLED = "<call>"
+
+
+def _backward_root(node: ast.AST) -> str | None:
+    """What a backward's tensor expression goes back to: `_root_name`, or `_CALLED` when the chain passes through
+    a call that computes it here (`criterion(out, y)`, `model(x).sum()`, `F.mse_loss(pred, y)`: a plain call, or
+    a call with arguments), not a method read off a value made elsewhere (`self.loss.mean()`)."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        elif isinstance(node, ast.Call) and (not isinstance(node.func, ast.Attribute) or node.args or node.keywords):
+            return _CALLED
+        elif isinstance(node, ast.Call):
+            node = node.func.value
+        else:
+            return None
+
+
 def runs_own_backward(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether the function calls `.backward()` (or `torch.autograd.grad` / `backward`) on a value it computes
     itself: such a function only works when grad mode is on while it runs."""
@@ -159,12 +180,12 @@ def runs_own_backward(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             attr, owner = node.func.attr, node.func.value
             if attr == "backward" and not (isinstance(owner, ast.Attribute) and owner.attr == "autograd"):
-                root = _root_name(owner)  # loss.backward()
+                root = _backward_root(owner)  # loss.backward(), model(x).sum().backward()
             elif attr in ("grad", "backward") and node.args and isinstance(owner, (ast.Name, ast.Attribute)) \
                     and (getattr(owner, "id", None) == "autograd" or getattr(owner, "attr", None) == "autograd"):
-                root = _root_name(node.args[0])  # torch.autograd.grad(loss, ...)
+                root = _backward_root(node.args[0])  # torch.autograd.grad(loss, ...)
             else:
                 continue
             if root is not None:
                 roots.append(root)
-    return any(root in assigned for root in roots)
+    return any(root in assigned or root == _CALLED for root in roots)

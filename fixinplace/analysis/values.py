@@ -462,6 +462,7 @@ class ModuleValue(Value):
     buffers: dict = field(default_factory=dict)  # name -> TensorValue
     children: list = field(default_factory=list)  # for Sequential / ModuleList / ModuleDict
     keys: list = field(default_factory=list)  # for ModuleDict: the name of each child, in order
+    counted: bool = True  # a container whose number of children is known (not built from or grown by unknowns)
     inplace: bool = False
     training: Tri = True
     entry: object = None  # optable.ModuleEntry
@@ -550,6 +551,15 @@ class InstanceValue(Value):
     label: str
     attrs: dict = field(default_factory=dict)
     training: Tri = True
+
+
+@dataclass(eq=False)
+class PartialValue(Value):
+    """`functools.partial(func, *args, **kwargs)`: calling it calls `func` with those arguments first."""
+
+    func: Value
+    args: list
+    kwargs: dict
 
 
 @dataclass(eq=False)

@@ -4,6 +4,7 @@ nn classes and optimizers; methods of any receiver), and attribute access `base.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from fixinplace.analysis.values import (
     SCALAR,
@@ -22,6 +23,7 @@ from fixinplace.analysis.values import (
     ModuleValue,
     OptimizerValue,
     ParamsValue,
+    PartialValue,
     QualName,
     ScalarValue,
     SeqValue,
@@ -179,7 +181,55 @@ class DispatchMixin:
             return self.call_instance(func, args, kwargs, node, frame)
         if isinstance(func, SuperValue):
             return func
+        if isinstance(func, PartialValue):  # `act_layer = partial(nn.ReLU, inplace=True)`, then `act_layer()`
+            return self.dispatch(func.func, [*func.args, *args], {**func.kwargs, **kwargs}, node, frame)
         return self.generic_op("call", args, kwargs, node, frame)
+
+    def copy_value(self, value: Value, node: ast.Call, deep: bool, memo: dict | None = None) -> Value:
+        """`copy.deepcopy(value)` (`copy.copy` with `deep` false: a new container holding the same items): modules
+        and instances with new parameters and buffers of their own (DETR's `_get_clones(layer, n)`), leaf tensors
+        as new leaves; what the analysis cannot copy is unknown."""
+        memo = {} if memo is None else memo
+        if id(value) in memo:
+            return memo[id(value)]
+        if isinstance(value, (ScalarValue, QualName, FunctionValue, ClassValue)) or value is UNKNOWN:
+            return value
+        if isinstance(value, TensorValue):
+            if not deep:
+                return value
+            if value.is_tensor is not True or value.rg is None or (
+                    value.leaf_rg is False and value.rg is not False and value.group.origin != "param"):
+                return UNKNOWN  # what it is not known (an argument), or a non-leaf tensor (deepcopy raises)
+            copied = self.fresh_tensor(node, value.rg, value.label, leaf=True, origin=value.group.origin,
+                                       detail=value.group.origin_detail)
+            copied.dtype = value.dtype
+            memo[id(value)] = copied
+            return copied
+        item = (lambda v: self.copy_value(v, node, deep, memo)) if deep else (lambda v: v)
+        if isinstance(value, SeqValue):
+            copied = SeqValue([], imprecise=value.imprecise, open_ended=value.open_ended)
+            memo[id(value)] = copied
+            copied.items = [item(v) for v in value.items]
+            return copied
+        if isinstance(value, DictValue):
+            copied = DictValue({})
+            memo[id(value)] = copied
+            copied.items = {k: item(v) for k, v in value.items.items()}
+            return copied
+        if isinstance(value, ModuleValue):
+            copied = replace(value, label=f"<{value.kind}>", params={}, buffers={}, children=[],
+                             keys=list(value.keys))
+            memo[id(value)] = copied
+            copied.params = {k: item(v) for k, v in value.params.items()}
+            copied.buffers = {k: item(v) for k, v in value.buffers.items()}
+            copied.children = [item(v) for v in value.children]
+            return copied
+        if isinstance(value, InstanceValue):
+            copied = InstanceValue(cls=value.cls, label=value.label, training=value.training)
+            memo[id(value)] = copied
+            copied.attrs = {k: item(v) for k, v in value.attrs.items()}
+            return copied
+        return UNKNOWN
 
     def checkpoint(self, fn: Value, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=...)`: `fn(*args)` runs here. Measured
@@ -249,6 +299,10 @@ class DispatchMixin:
         if name in ("types.SimpleNamespace", "argparse.Namespace") and not args:
             # An object holding what it is given (`potential = SimpleNamespace(parameters=w, ...)`).
             return InstanceValue(cls=_NAMESPACE_CLASS, label=self.text(node), attrs=dict(kwargs))
+        if name == "functools.partial" and args:
+            return PartialValue(args[0], list(args[1:]), dict(kwargs))
+        if name in ("copy.deepcopy", "copy.copy") and len(args) == 1:
+            return self.copy_value(args[0], node, deep=last == "deepcopy")
         if name == "itertools.chain" and args and all(isinstance(a, (SeqValue, ParamsValue)) for a in args):
             return self.concatenate(list(args), node)
         if name.startswith("numpy."):

@@ -117,10 +117,15 @@ class ModulesMixin:
             return module
         if kind in MODULE_CONTAINERS:
             items = list(args)
+            if isinstance(node, ast.Call) and any(isinstance(a, ast.Starred) for a in node.args) \
+                    and id(node) not in self._known_spreads:
+                module.counted = False  # `nn.Sequential(*layers)` of a list whose length is not known
             if len(args) == 1 and isinstance(args[0], DictValue):
                 items = list(args[0].items.values())  # `nn.Sequential(OrderedDict([("conv", ...), ...]))`
             elif kind == "ModuleList" and args:
                 items = self.interp.iteration_items(args[0])
+                module.counted = items is not None and not (
+                    isinstance(args[0], SeqValue) and (args[0].imprecise or args[0].open_ended))
                 items = [UNKNOWN] if items is None else items
             # A layer the analysis does not know stays in its place (calling it gives an unknown value): dropped,
             # it would make the container pass its input through unchanged.
@@ -204,7 +209,12 @@ class ModulesMixin:
             return SCALAR
         if name in ("append", "extend", "insert") and isinstance(module, ModuleValue) \
                 and module.kind in ("ModuleList", "Sequential"):
-            # `self.blocks.append(Block(...))`: the container holds it (and returns itself).
+            # `self.blocks.append(Block(...))`: the container holds it (and returns itself); under a branch or
+            # in a loop, how many it ends up holding is not known.
+            if frame.path or frame.loop_tags or (name == "extend" and args and (
+                    self.interp.iteration_items(args[0]) is None
+                    or isinstance(args[0], SeqValue) and (args[0].imprecise or args[0].open_ended))):
+                module.counted = False
             if name == "append" and args:
                 module.children.append(args[0])
             elif name == "extend" and args:

@@ -53,6 +53,10 @@ class BuiltinsMixin:
                 return constant_value(len(value.items))
             if (text := known_str(value)) is not None:
                 return constant_value(len(text))
+            if isinstance(value, ModuleValue) and value.counted and value.kind in (
+                    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
+                # `for i in range(len(self.layers))`: each layer by its index
+                return constant_value(len(value.keys) if value.kind.startswith("Parameter") else len(value.children))
             return ScalarValue(kind="number")
         if name in ("list", "tuple") and args:
             return args[0] if isinstance(args[0], (SeqValue, ParamsValue)) else UNKNOWN
