@@ -68,6 +68,47 @@ PROGRAMS = {
             t.add_(1)  # write
             return a.tolist()
     """, None),
+    # The tensor is made from an array by a helper that checks its type (ART's `cast_inputs_to_pt`), from an
+    # array made by NumPy arithmetic and `astype`: the write reaches the caller's array, read again afterwards.
+    "converted_by_a_helper": ("""
+        def to_tensor(x):
+            if isinstance(x, np.ndarray):
+                return SHARE(x)
+            return x
+
+
+        def main():
+            images = (np.ones((2, 3)) * 255).astype(np.float32)
+            t = to_tensor(images)
+            t /= 255.0  # write
+            return images.tolist()
+    """, "error"),
+    # A helper writes the tensor it made from its argument: the caller's array, read again by one caller, is a
+    # temporary for the other.
+    "written_by_a_helper": ("""
+        def normalize(x):
+            t = SHARE(x)
+            t /= 255.0  # write
+            return t
+
+
+        def main():
+            images = np.full((2, 3), 255.0)
+            out = normalize(images)
+            return images.tolist() + out.tolist()
+    """, "error"),
+    "written_by_a_helper_on_a_copy": ("""
+        def normalize(x):
+            t = SHARE(x)
+            t /= 255.0  # write
+            return t
+
+
+        def main():
+            images = np.full((2, 3), 255.0)
+            out = normalize(images.copy())
+            return images.tolist() + out.tolist()
+    """, None),
     # A replay buffer kept on the instance: whether it is read again is not visible here.
     "attribute": ("""
         class Buffer:

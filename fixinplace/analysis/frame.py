@@ -57,6 +57,9 @@ class Frame:
     no_grad_stmt: ast.AST | None = None  # the `with` statement that turned grad mode off around this point
     owner: ClassValue | None = None  # the class of the method running
     self_value: Value | None = None  # the instance the method runs on (inlined calls)
+    # Writes to a NumPy array this function got as an argument (`torch.from_numpy(x)` written in place), left for
+    # the caller to judge: (argument name, site, label, ArraySource, certain).
+    array_writes: list = field(default_factory=list)
     # Whether names bound here give tensors their display name: not a comprehension's variable (`for l in
     # laterals`), which stands for each element in turn.
     names_tensors: bool = True

@@ -26,6 +26,11 @@ ARRAY_MAKERS = {"array", "asarray", "ascontiguousarray", "copy", "zeros", "ones"
                 "dstack", "tile", "repeat", "meshgrid", "clip", "where", "transpose", "reshape"}
 
 
+# Methods of a NumPy array that return an array (a new one, or a view of it).
+ARRAY_METHODS = {"astype", "copy", "reshape", "transpose", "squeeze", "ravel", "flatten", "clip", "round",
+                 "swapaxes", "view", "repeat", "cumsum", "cumprod", "__array__"}
+
+
 class ArraysMixin:
     """`torch.from_numpy` and friends, and writes to the tensors they make."""
 
@@ -45,6 +50,7 @@ class ArraysMixin:
         if name != "torch.from_numpy" and ({"dtype", "device", "copy"} & set(kwargs) or len(node.args) > 1
                                            or not isinstance(args[0], UnknownValue)):
             return None  # a list, a number: copied
+        self.interp.memo.impure()  # the tensor is tied to an array the caller may hold: no summary stands for it
         made = self.fresh_tensor(node, False, self.text(node))
         made.leaf_rg = False
         source = node.args[0]
@@ -60,6 +66,56 @@ class ArraysMixin:
             line=getattr(node, "lineno", 0), span=self.report.span(node) if in_file else None, doubt=doubt,
             scope=self.interp.current_scope)
         return made
+
+    def rebase_array_sources(self, result: Value, fn, node: ast.AST, frame: Frame, self_value: Value | None) -> None:
+        """A call returned a tensor sharing the memory of an array its function got as an argument (`cast(x)`
+        returning `torch.from_numpy(x)`): from here on the array is the caller's expression for that argument,
+        in the caller's scope (a write to the tensor here writes it, and a read of it afterwards sees that)."""
+        tensors = self.interp.tensors_in(result)
+        if not tensors or not isinstance(node, ast.Call) or not isinstance(fn.node, (ast.FunctionDef,
+                                                                                  ast.AsyncFunctionDef)):
+            return
+        for tensor in tensors:
+            source = tensor.group.array_source
+            if source is None or source.scope is not fn.node or source.root_kind != "argument":
+                continue
+            expr = self._argument_expression(fn.node, node, source.root, self_value is not None)
+            if expr is None:
+                continue
+            root, kind, indexed = self._array_root(expr, frame)
+            doubt = source.doubt or (f"only if `{self.text(expr)}` is a view of `{root}`: an index array or list "
+                                     f"makes a copy" if indexed is False else "")
+            tensor.group.array_source = ArraySource(
+                call=source.call, label=self.text(expr), root=root, root_kind=kind, line=source.line,
+                span=source.span, doubt=doubt, scope=self.interp.current_scope)
+
+    def array_writes_returned(self, writes: list, fn, node: ast.AST, frame: Frame, self_value: Value | None) -> None:
+        """A call returned after writing arrays its function got as arguments: each is the caller's expression for
+        that argument, judged where the call stands (read again afterwards, the caller's own argument, or a
+        temporary nobody reads)."""
+        for param, site, label, source, certain in writes:
+            expr = self._argument_expression(fn.node, node, param, self_value is not None) \
+                if isinstance(node, ast.Call) else None
+            if expr is None:
+                continue
+            root, kind, indexed = self._array_root(expr, frame)
+            doubt = source.doubt or (f"only if `{self.text(expr)}` is a view of `{root}`: an index array or list "
+                                     f"makes a copy" if indexed is False else "")
+            self.array_written(frame, site, label, ArraySource(
+                call=source.call, label=self.text(expr), root=root, root_kind=kind, line=source.line,
+                span=source.span, doubt=doubt, scope=self.interp.current_scope), certain)
+
+    @staticmethod
+    def _argument_expression(fn_node: ast.AST, call: ast.Call, param: str, bound: bool) -> ast.AST | None:
+        """The expression a call passes for a parameter (`bound`: the first parameter is the instance)."""
+        keyword = next((kw.value for kw in call.keywords if kw.arg == param), None)
+        if keyword is not None:
+            return keyword
+        params = [p.arg for p in [*fn_node.args.posonlyargs, *fn_node.args.args]][1 if bound else 0:]
+        if param not in params or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        index = params.index(param)
+        return call.args[index] if index < len(call.args) else None
 
     def _array_root(self, node: ast.AST, frame: Frame) -> tuple[str, str, bool | None]:
         """The variable an array expression goes back to, its kind, and for an indexed one whether every index is
@@ -88,6 +144,10 @@ class ArraysMixin:
         if source.root_kind in ("local", "argument") and here and read_after(scope, stmt, source.root):
             message = head + f"`{source.root}` is read again afterwards and gets the written values"
             sure = certain and not source.doubt
+        elif source.root_kind == "argument" and here and frame.depth > 1:
+            # A caller in this analysis passed the array: it decides (`array_writes_returned`).
+            frame.array_writes.append((source.root, site, label, source, certain))
+            return
         elif source.root_kind == "argument" and here:
             message = head + f"`{source.root}` is an argument: the caller's array is changed"
             sure = False

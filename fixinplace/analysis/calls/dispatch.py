@@ -35,6 +35,7 @@ from fixinplace.analysis.values import (
 )
 
 from fixinplace.analysis import dtypes, strings
+from fixinplace.analysis.calls.arrays import ARRAY_METHODS
 from fixinplace.analysis.calls.common import const_bool
 from fixinplace.analysis.calls.configuration import PARSERS, ArgNamespaceValue, ArgParserValue
 from fixinplace.analysis.calls.frameworks import framework_object
@@ -427,6 +428,8 @@ class DispatchMixin:
             self.interp.unresolved_method_modes.setdefault(name, set()).add(frame.grad_mode)
         if isinstance(receiver, TensorValue):
             return self.tensor_method(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, UnknownValue) and receiver.array and name in ARRAY_METHODS:
+            return UnknownValue(array=True)  # `a.astype(np.float32)`, `a.reshape(...)`: an array
         if isinstance(receiver, ScalarValue) and receiver.is_str:
             return strings.str_method(receiver, name, args, kwargs) or UNKNOWN
         if isinstance(receiver, (ModuleValue, InstanceValue)):

@@ -50,18 +50,21 @@ class InliningMixin:
         spread = self._unknown_spread(node, frame)
         key = self.summary_key(fn, spread, args, kwargs, frame) if self_value is None and not constructing else None
         if key is None:
-            return self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread)
+            result = self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread, node)
+            self.rebase_array_sources(result, fn, node, frame, self_value)
+            return result
         summarised = self.use_summary(key, args, kwargs)
         if summarised is not None:
             return summarised
         passed_args, passed_kwargs = list(args), dict(kwargs)
         recording = interp.memo.start(interp.steps, len(interp.defined), len(interp.call_stack))
         try:
-            result = self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread)
+            result = self._run_function(fn, args, kwargs, frame, self_value, depth_limit, spread, node)
         finally:
             interp.memo.stop()
         interp.memo.finish(recording, key, (fn, *passed_args, *passed_kwargs.values()), passed_args,
                            passed_kwargs, result, interp.steps, interp.defined)
+        self.rebase_array_sources(result, fn, node, frame, self_value)
         return result
 
     def summary_key(self, fn: FunctionValue, spread: bool, args: list, kwargs: dict, frame: Frame) -> tuple | None:
@@ -88,8 +91,9 @@ class InliningMixin:
         return interp.memo.result(summary, args, kwargs)
 
     def _run_function(self, fn: FunctionValue, args: list, kwargs: dict, frame: Frame, self_value: Value | None,
-                      depth_limit: int, spread: bool) -> Value:
-        """Run a function's body inlined, with its arguments bound; what it returns (joined over its returns)."""
+                      depth_limit: int, spread: bool, node: ast.AST | None = None) -> Value:
+        """Run a function's body inlined, with its arguments bound; what it returns (joined over its returns).
+        `node`: the call, where writes to arrays the function got as arguments are judged."""
         interp = self.interp
         fn_node = fn.node
         env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=spread)
@@ -110,6 +114,8 @@ class InliningMixin:
             interp.exec_block(fn_node.body, inner)
         finally:
             interp.call_stack.pop()
+        if inner.array_writes and node is not None:
+            self.array_writes_returned(inner.array_writes, fn, node, frame, self_value)
         if not inner.returns:
             return SCALAR
         result = inner.returns[0]

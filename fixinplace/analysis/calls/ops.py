@@ -19,6 +19,7 @@ from fixinplace.analysis.values import (
     Site,
     TensorValue,
     Tri,
+    UnknownValue,
     Value,
     Write,
     compatible,
@@ -480,6 +481,9 @@ class TensorOpsMixin:
             return strings.percent(left, right) or ScalarValue(kind="str")
         elif isinstance(left, ScalarValue) and isinstance(right, ScalarValue):
             return fold_binop(node.op, left, right)
+        elif any(isinstance(v, UnknownValue) and v.array for v in (left, right)) and all(
+                isinstance(v, ScalarValue) or (isinstance(v, UnknownValue) and v.array) for v in (left, right)):
+            return UnknownValue(array=True)  # `np.random.rand(2, 3) * 255`: NumPy arithmetic makes a new array
         else:
             return UNKNOWN
         entry = self.table.method(dunder) if self.table else None

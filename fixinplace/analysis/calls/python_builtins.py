@@ -16,6 +16,7 @@ from fixinplace.analysis.values import (
     ScalarValue,
     SeqValue,
     TensorValue,
+    UnknownValue,
     Value,
     constant_value,
     known_int,
@@ -134,6 +135,8 @@ class BuiltinsMixin:
         down): evaluated on the constant itself, which is a plain Python value."""
         if isinstance(value, ModuleValue) and name == "isinstance":
             return self._module_isinstance(value, what)
+        if name == "isinstance" and (known := self._array_or_tensor_isinstance(value, what)) is not None:
+            return known
         if isinstance(value, SeqValue):
             # A tuple or a list (which one is not tracked): decided when both answer alike.
             answers = {self._sample_truth(name, sample, what) for sample in ([], ())}
@@ -141,6 +144,21 @@ class BuiltinsMixin:
         if not (isinstance(value, ScalarValue) and value.known):
             return None
         return self._sample_truth(name, value.constant, what)
+
+    def _array_or_tensor_isinstance(self, value: Value, what: Value) -> bool | None:
+        """`isinstance(x, np.ndarray)` / `isinstance(x, torch.Tensor)` for a value known to be a NumPy array or a
+        tensor (`cast_inputs_to_pt(x)` converting what it is given): True when one class asked about is its own,
+        False when every one is the other's, else None."""
+        if isinstance(value, UnknownValue) and value.array:
+            own, other = "numpy.ndarray", "torch.Tensor"
+        elif isinstance(value, TensorValue) and value.is_tensor is True:
+            own, other = "torch.Tensor", "numpy.ndarray"
+        else:
+            return None
+        names = [item.name if isinstance(item, QualName) else None for item in self._classes(what)]
+        if own in names:
+            return True
+        return False if names and all(n == other for n in names) else None
 
     def _module_isinstance(self, module: ModuleValue, what: Value) -> bool | None:
         """`isinstance(layer, nn.Conv2d)` for a torch module the analysis built: by its class, when every class
