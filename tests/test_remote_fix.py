@@ -443,3 +443,27 @@ def test_a_call_whose_writes_follow_one_another_gets_them_all_rewritten(tmp_path
     _write(intended, {"block.py": intended_block, "train.py": GPT_TRAIN})
     fixed = _run(tmp_path)
     assert fixed == _run(intended) and fixed.startswith("ok ")
+
+
+def test_a_notebook_calling_into_a_module_gets_the_module_repaired(tmp_path):
+    """A notebook imports the module from its folder as a script would: the call in a cell reports the hazard (by
+    cell), `fix --apply .` repairs the module, the notebook is left as it was, and a second run changes nothing."""
+    nbformat = pytest.importorskip("nbformat")
+    _write(tmp_path, {"blocks.py": BLOCKS})
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import torch\nfrom torch import nn\n\nfrom blocks import Residual"),
+                nbformat.v4.new_markdown_cell("Train one step."),
+                nbformat.v4.new_code_cell("torch.manual_seed(0)\nnet = Residual(4, nn.ReLU)\n"
+                                          "loss = net(torch.randn(3, 4)).pow(2).sum()\nloss.backward()")]
+    nbformat.write(nb, str(tmp_path / "train.ipynb"))
+    proc = cli("check", "--no-cache", "--format", "json", ".", cwd=tmp_path)
+    found = [(d["path"], d.get("cell"), d["line"], d["code"], d["severity"]) for d in json.loads(proc.stdout)["diagnostics"]
+             if d["severity"] in ("error", "warning")]
+    assert found == [("train.ipynb", 3, 3, "FIP101", "error")]
+    notebook = (tmp_path / "train.ipynb").read_bytes()
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
+    assert "x = x + skip" in (tmp_path / "blocks.py").read_text(encoding="utf-8")
+    assert (tmp_path / "train.ipynb").read_bytes() == notebook
+    before = _texts(tmp_path)
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
+    assert _texts(tmp_path) == before

@@ -494,7 +494,7 @@ class Interpreter:
         if self.loading:
             return self.loading[-1]
         path = FilePath(self.path)
-        return path if path.name.endswith((".py", ".pyi")) else None
+        return path if path.name.endswith((".py", ".pyi", ".ipynb")) else None  # a notebook imports as a script
 
     def lazy_import(self, importer: FilePath | None, dotted: str, level: int, name: str | None,
                     fallback: Value) -> Value:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import libcst as cst
@@ -51,32 +51,76 @@ def fix_across_files(outcomes: list[FileOutcome], settings: Settings, cwd: Optio
     (each outcome's `remaining`), errors first; update the outcomes (the written file's patch, the calling file's
     `applied` and `remaining`). Returns how many were repaired."""
     files: dict[str, _File] = {}
+    notebooks: list[_File] = []  # callers only: a notebook is never imported, so never written from here
     if not any(_remotes(d) for o in outcomes if o.error is None for d in o.remaining):
         return 0
     for o in outcomes:
-        if o.error is None and not is_notebook(o.path):
-            try:
-                source = o.patch.source if o.patch is not None else read_file(o.path, settings.max_file_size)
-            except (PatchError, OSError):
-                continue
-            text = o.patch.new_text if o.patch is not None and o.patch.changed else source.text
-            files[os.path.realpath(o.path)] = _File(o, source, text)
+        if o.error is not None:
+            continue
+        if is_notebook(o.path):
+            if any(_remotes(d) for d in o.remaining):
+                notebooks += _notebook_caller(o, settings)
+            continue
+        try:
+            source = o.patch.source if o.patch is not None else read_file(o.path, settings.max_file_size)
+        except (PatchError, OSError):
+            continue
+        text = o.patch.new_text if o.patch is not None and o.patch.changed else source.text
+        files[os.path.realpath(o.path)] = _File(o, source, text)
     repaired = 0
     with shared_analyses():
-        targets = [(f, d) for f in files.values() for d in f.outcome.remaining
+        targets = [(f, d, _placed(f, d)) for f in [*files.values(), *notebooks] for d in f.outcome.remaining
                    if any(os.path.realpath(r.path) in files for r in _remotes(d))]
         targets.sort(key=lambda item: (item[1].severity is not Severity.ERROR, item[0].outcome.path, item[1].line))
-        for caller, d in targets:
-            planned = _plan(caller, d, files, settings)
+        for caller, d, at in targets:
+            if at is None:
+                continue
+            planned = _plan(caller, at, files, settings)
             if planned is not None and _commit(caller, d, planned, files, cwd):
                 repaired += 1
             elif planned is None and not settings.unsafe_fixes:
                 # What `--unsafe-fixes` would do, for the summary (`FixReport.unsafe_only`): planned, not made.
-                planned = _plan(caller, d, files, replace(settings, unsafe_fixes=True))
+                planned = _plan(caller, at, files, replace(settings, unsafe_fixes=True))
                 if planned is not None:
                     caller.outcome.remaining = [replace(r, fix=planned[0]) if r is d else r
                                                 for r in caller.outcome.remaining]
     return repaired
+
+
+@dataclass
+class _NotebookCaller(_File):
+    """A notebook calling into files of the run: its code cells joined (what is analysed), and which hazard of the
+    joined text each of its remaining diagnostics (placed in cells) is."""
+
+    cells: dict = field(default_factory=dict)  # id of a remaining diagnostic -> that hazard of the joined text
+
+
+def _notebook_caller(outcome: FileOutcome, settings: Settings) -> list[_File]:
+    """The notebook of an outcome as a caller (with its fixes in place), or nothing when it cannot be read."""
+    from fixinplace.fix.notebooks import read_notebook
+    from fixinplace.notebook import parse_notebook, to_cells
+
+    try:
+        source, notebook = read_notebook(outcome.path, settings.max_file_size)
+        if outcome.patch is not None and outcome.patch.changed:
+            notebook = parse_notebook(outcome.patch.new_text)
+    except (SourceError, PatchError, OSError, ValueError):
+        return []
+    joined = notebook.join()
+    numbers = notebook.code_cell_numbers()
+    caller = _NotebookCaller(outcome, source, joined.text)
+    hazards = _hazards(joined.text, outcome.path, {}) or []
+    placed = {(d.cell, d.line, d.column, d.code): h for h, d in zip(hazards, to_cells(hazards, joined, numbers))}
+    for d in outcome.remaining:
+        found = placed.get((d.cell, d.line, d.column, d.code))
+        if found is not None:
+            caller.cells[id(d)] = found
+    return [caller]
+
+
+def _placed(caller: _File, d: Diagnostic) -> Optional[Diagnostic]:
+    """A remaining diagnostic as a hazard of the caller's analysed text (a notebook's joined cells)."""
+    return caller.cells.get(id(d)) if isinstance(caller, _NotebookCaller) else d
 
 
 def withdraw_dropped(outcomes: list[FileOutcome]) -> None:
@@ -219,6 +263,8 @@ def _repair_write(caller: _File, target: Diagnostic, before: list[Diagnostic], r
     at_write = replace(target, path=written.outcome.path, line=remote.span.line, column=remote.span.column,
                        end_line=remote.span.end_line, end_column=remote.span.end_column, facts=remote.facts)
     readers = [f for path, f in files.items() if path != written_path and _loads(f, written_path)]
+    if caller not in readers:
+        readers.append(caller)  # a notebook: not among the files of the run that can be rewritten
     try:
         tree = parse_for_rewriting(written.text)
     except cst.ParserSyntaxError:
