@@ -148,9 +148,9 @@ class Reporter:
         (Save, backward line, move facts) the write invalidated; `subject`: the written expression, when the
         message starts "in-place write to `subject`" (a chain of in-place calls names its ops after it). A write
         in another project file, run by a call of this file (`stmts`: the statements being run, outermost first),
-        is reported at that call; when one of `paths` (of the write, and of the save it changed) passes a branch
-        of that file whose condition the call's arguments leave undecided, the call runs it only maybe: a warning
-        that names the condition."""
+        is reported at that call, which keeps the write itself for the fix stage (`_Pending.remotes`); when one of
+        `paths` (of the write, and of the save it changed) passes a branch of that file whose condition the call's
+        arguments leave undecided, the call runs it only maybe: a warning that names the condition."""
         entry = self._foreign_entry(site.node)
         remote = None
         if entry is not None:
@@ -174,7 +174,7 @@ class Reporter:
             site = self._call_sites.setdefault(id(call), Site(node=call, form="call", op=site.op,
                                                               text=self._line_text(call)))
             if save is not None and save[0].file:
-                save = None  # the call's own fix clones a save made in this file (the write's, in the write's file)
+                save = None  # a save made in another file is the write's file's to clone (`remotes`), not this one's
             subject = ""
         key = (id(site), code)
         pending = self.found.get(key)
