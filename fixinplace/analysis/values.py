@@ -289,6 +289,13 @@ def known_int(value: object) -> int | None:
     return None
 
 
+def known_key(value: object) -> str | int | None:
+    """The dict key an abstract value is known to be (a str or an int, a literal or computed), else None."""
+    if isinstance(value, ScalarValue) and value.known and isinstance(value.constant, (str, int)):
+        return value.constant
+    return None
+
+
 def known_str(value: object) -> str | None:
     """The str an abstract value is known to be (a name, a key, a format), else None."""
     if isinstance(value, ScalarValue) and value.is_str and value.known:
@@ -472,6 +479,17 @@ class ModuleValue(Value):
     # Where `inplace=True` came from when no literal at the constructor says it (`nn.Dropout(p, **params)` with
     # `params = {"inplace": inplace}`): the literal `True` it was written as (a default, a keyword of a call).
     inplace_origin: "ast.Constant | None" = None
+
+    def named(self) -> list[tuple[str, Value]]:
+        """(name, item) of a container that holds its items by name, in order: a `ModuleDict`'s layers, a
+        `ParameterList`'s or `ParameterDict`'s parameters ("0", "1", ... for a list)."""
+        if self.kind == "ModuleDict":
+            return list(zip(self.keys, self.children))
+        return [(key, self.params.get(key, UNKNOWN)) for key in self.keys]
+
+    def item(self, key: str) -> Value | None:
+        """The item held under a name (`named`), or None."""
+        return next((value for name, value in self.named() if name == key), None)
 
 
 @dataclass(eq=False)

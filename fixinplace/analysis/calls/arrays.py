@@ -54,56 +54,54 @@ class ArraysMixin:
         made = self.fresh_tensor(node, False, self.text(node))
         made.leaf_rg = False
         source = node.args[0]
-        root, kind, indexed = self._array_root(source, frame)
         doubt = ""
         if name != "torch.from_numpy" and not args[0].array:
             doubt = f"only if `{self.text(source)}` is a NumPy array: `{name.rsplit('.', 1)[-1]}` copies a list"
-        elif indexed is False:  # `a[idx]` with an index array or list is a copy in NumPy
-            doubt = f"only if `{self.text(source)}` is a view of `{root}`: an index array or list makes a copy"
         in_file = not self.report.file_of(node)
-        made.group.array_source = ArraySource(
-            call=self.text(node), label=self.text(source), root=root, root_kind=kind,
-            line=getattr(node, "lineno", 0), span=self.report.span(node) if in_file else None, doubt=doubt,
-            scope=self.interp.current_scope)
+        made.group.array_source = self._array_source(
+            source, frame, call=self.text(node), line=getattr(node, "lineno", 0),
+            span=self.report.span(node) if in_file else None, doubt=doubt)
         return made
+
+    def _array_source(self, expr: ast.AST, frame: Frame, call: str, line: int,
+                      span: "tuple[int, int, int, int] | None", doubt: str) -> ArraySource:
+        """The array `expr` names, in the scope running now, for a tensor `call` made sharing its memory."""
+        root, kind, indexed = self._array_root(expr, frame)
+        if not doubt and indexed is False:  # `a[idx]` with an index array or list is a copy in NumPy
+            doubt = f"only if `{self.text(expr)}` is a view of `{root}`: an index array or list makes a copy"
+        return ArraySource(call=call, label=self.text(expr), root=root, root_kind=kind, line=line, span=span,
+                           doubt=doubt, scope=self.interp.current_scope)
+
+    def _in_caller(self, source: ArraySource, param: str, fn, node: ast.AST, frame: Frame,
+                   self_value: Value | None) -> ArraySource | None:
+        """`source`, an argument `param` of `fn`, as the caller's expression for that argument (None when the call
+        passes none the analysis can name)."""
+        expr = self._argument_expression(fn.node, node, param, self_value is not None) \
+            if isinstance(node, ast.Call) and isinstance(fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if expr is None:
+            return None
+        return self._array_source(expr, frame, source.call, source.line, source.span, source.doubt)
 
     def rebase_array_sources(self, result: Value, fn, node: ast.AST, frame: Frame, self_value: Value | None) -> None:
         """A call returned a tensor sharing the memory of an array its function got as an argument (`cast(x)`
         returning `torch.from_numpy(x)`): from here on the array is the caller's expression for that argument,
         in the caller's scope (a write to the tensor here writes it, and a read of it afterwards sees that)."""
-        tensors = self.interp.tensors_in(result)
-        if not tensors or not isinstance(node, ast.Call) or not isinstance(fn.node, (ast.FunctionDef,
-                                                                                  ast.AsyncFunctionDef)):
-            return
-        for tensor in tensors:
+        for tensor in self.interp.tensors_in(result):
             source = tensor.group.array_source
             if source is None or source.scope is not fn.node or source.root_kind != "argument":
                 continue
-            expr = self._argument_expression(fn.node, node, source.root, self_value is not None)
-            if expr is None:
-                continue
-            root, kind, indexed = self._array_root(expr, frame)
-            doubt = source.doubt or (f"only if `{self.text(expr)}` is a view of `{root}`: an index array or list "
-                                     f"makes a copy" if indexed is False else "")
-            tensor.group.array_source = ArraySource(
-                call=source.call, label=self.text(expr), root=root, root_kind=kind, line=source.line,
-                span=source.span, doubt=doubt, scope=self.interp.current_scope)
+            rebased = self._in_caller(source, source.root, fn, node, frame, self_value)
+            if rebased is not None:
+                tensor.group.array_source = rebased
 
     def array_writes_returned(self, writes: list, fn, node: ast.AST, frame: Frame, self_value: Value | None) -> None:
         """A call returned after writing arrays its function got as arguments: each is the caller's expression for
         that argument, judged where the call stands (read again afterwards, the caller's own argument, or a
         temporary nobody reads)."""
         for param, site, label, source, certain in writes:
-            expr = self._argument_expression(fn.node, node, param, self_value is not None) \
-                if isinstance(node, ast.Call) else None
-            if expr is None:
-                continue
-            root, kind, indexed = self._array_root(expr, frame)
-            doubt = source.doubt or (f"only if `{self.text(expr)}` is a view of `{root}`: an index array or list "
-                                     f"makes a copy" if indexed is False else "")
-            self.array_written(frame, site, label, ArraySource(
-                call=source.call, label=self.text(expr), root=root, root_kind=kind, line=source.line,
-                span=source.span, doubt=doubt, scope=self.interp.current_scope), certain)
+            rebased = self._in_caller(source, param, fn, node, frame, self_value)
+            if rebased is not None:
+                self.array_written(frame, site, label, rebased, certain)
 
     @staticmethod
     def _argument_expression(fn_node: ast.AST, call: ast.Call, param: str, bound: bool) -> ast.AST | None:

@@ -86,8 +86,8 @@ class DispatchMixin:
                 isinstance(base, InstanceValue) and attr in base.attrs):
             return base  # `model.module` of `model = DDP(net)`: the wrapped network itself
         if isinstance(base, ModuleValue):
-            if base.kind == "ModuleDict" and attr in base.keys:
-                return base.children[base.keys.index(attr)]  # `self.transformer.wte` of a ModuleDict
+            if base.kind == "ModuleDict" and (child := base.item(attr)) is not None:
+                return child  # `self.transformer.wte` of a ModuleDict
             if attr in base.params:
                 return base.params[attr]
             if attr in base.buffers:

@@ -18,11 +18,13 @@ from fixinplace.analysis.values import (
     TensorValue,
     Value,
     known_int,
+    known_key,
     known_str,
     tri_or,
 )
 
 from fixinplace.analysis.calls.common import ArgFact
+from fixinplace.analysis.calls.modules import NAMED_CONTAINERS
 from fixinplace.analysis.frame import Frame
 
 
@@ -135,23 +137,20 @@ class IndexingMixin:
             if isinstance(node.slice, ast.Constant) and node.slice.value in base.items:
                 return base.items[node.slice.value]
             if not isinstance(node.slice, ast.Constant):
-                key = self.interp.eval(node.slice, frame)
-                if isinstance(key, ScalarValue) and key.known and isinstance(key.constant, (str, int)) \
-                        and key.constant in base.items:
-                    return base.items[key.constant]  # `d["gcl_%d" % i]`, `d[name]`: a key the analysis computed
+                key = known_key(self.interp.eval(node.slice, frame))
+                if key is not None and key in base.items:
+                    return base.items[key]  # `d["gcl_%d" % i]`, `d[name]`: a key the analysis computed
             return self.interp.element_value(base, list(base.items.values()))
         if isinstance(base, SeqValue) and isinstance(node.slice, ast.Slice):
             part = self.slice_of(base, node.slice, frame)
             if part is not None:
                 return part
         index = self.interp.eval(node.slice, frame)
-        if isinstance(base, ModuleValue) and base.kind == "ModuleDict":
-            key = known_str(index)
-            return base.children[base.keys.index(key)] if key in base.keys else UNKNOWN
-        if isinstance(base, ModuleValue) and base.kind in ("ParameterList", "ParameterDict"):
-            number = known_int(index)
-            key = known_str(index) if number is None else str(number % len(base.keys)) if base.keys else None
-            return base.params.get(key, UNKNOWN) if key is not None else UNKNOWN
+        if isinstance(base, ModuleValue) and base.kind in NAMED_CONTAINERS:
+            number = known_int(index) if base.kind == "ParameterList" else None
+            key = str(number % len(base.keys)) if number is not None and base.keys else known_str(index)
+            found = base.item(key) if key is not None else None
+            return found if found is not None else UNKNOWN
         constant = known_int(index)
         if isinstance(base, InstanceValue):  # `self[0]` in a subclass of nn.Sequential
             base = base.attrs.get(CONTAINER_ATTR, base)
@@ -214,18 +213,14 @@ class IndexingMixin:
             if isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, (str, int)):
                 base.items[target.slice.value] = value
             else:
-                key = self.interp.eval(target.slice, frame)
-                if isinstance(key, ScalarValue) and key.known and isinstance(key.constant, (str, int)) \
-                        and not frame.path and not frame.loop_tags:
-                    base.items[key.constant] = value
+                key = known_key(self.interp.eval(target.slice, frame))
+                if key is not None and not frame.path and not frame.loop_tags:
+                    base.items[key] = value
             return
         if isinstance(base, ModuleValue) and base.kind in ("ModuleDict", "ParameterDict"):
             key = known_str(self.interp.eval(target.slice, frame))
             if key is not None and not frame.path and not frame.loop_tags:
-                if base.kind == "ModuleDict":
-                    self.set_module_item(base, key, value)  # `self.heads["cls"] = nn.Linear(...)`
-                else:
-                    self.set_parameter_item(base, key, value, stmt)
+                self.set_named_item(base, key, value, stmt)  # `self.heads["cls"] = nn.Linear(...)`
             return
         if isinstance(base, SeqValue):
             # `layers[0] = nn.ReLU(inplace=False)`: the list now holds the new item.

@@ -38,6 +38,11 @@ from fixinplace.facts import Span
 
 MODULE_CONTAINERS = {"Sequential", "ModuleList"}
 PARAMETER_CONTAINERS = {"ParameterList", "ParameterDict"}  # their parameters are held by name ("0", "1", ...)
+NAMED_CONTAINERS = {"ModuleDict", *PARAMETER_CONTAINERS}  # items held by name (`ModuleValue.named`)
+# The methods of each container held by name that `named_container_method` models.
+_NAMED_METHODS = {"ModuleDict": {"keys", "values", "items", "update", "pop"},
+                  "ParameterList": {"append", "extend", "keys", "values", "items", "update"},
+                  "ParameterDict": {"append", "extend", "keys", "values", "items", "update"}}
 
 
 def container_kind(base: Value) -> str | None:
@@ -113,7 +118,7 @@ class ModulesMixin:
             else:
                 named = self._named_modules(args[0]) if args else {}
             for key, value in named.items():
-                self.set_parameter_item(module, key, value, node)
+                self.set_named_item(module, key, value, node)
             return module
         if kind in MODULE_CONTAINERS:
             items = list(args)
@@ -226,12 +231,8 @@ class ModulesMixin:
                 else:
                     module.children.append(args[1])
             return module
-        if isinstance(module, ModuleValue) and module.kind == "ModuleDict" \
-                and name in ("keys", "values", "items", "update", "pop"):
-            return self.module_dict_method(module, name, args)
-        if isinstance(module, ModuleValue) and module.kind in PARAMETER_CONTAINERS \
-                and name in ("append", "extend", "keys", "values", "items", "update"):
-            return self.parameter_container_method(module, name, args, node)
+        if isinstance(module, ModuleValue) and name in _NAMED_METHODS.get(module.kind, ()):
+            return self.named_container_method(module, name, args, node)
         if name in ("children", "modules"):
             found = self.submodules(module, recursive=name == "modules")
             return SeqValue(([module] if name == "modules" else []) + found)
@@ -252,60 +253,50 @@ class ModulesMixin:
             named[key] = pair[1]  # type: ignore[index]
         return named
 
-    def module_dict_method(self, module: ModuleValue, name: str, args: list) -> Value:
-        """`keys()`, `values()`, `items()`, `update(...)`, `pop(name)` of a `nn.ModuleDict` whose names are known."""
-        if name == "keys":
-            return SeqValue([constant_value(k) for k in module.keys])
-        if name == "values":
-            return SeqValue(list(module.children))
-        if name == "items":
-            return SeqValue([SeqValue([constant_value(k), v]) for k, v in zip(module.keys, module.children)])
+    def named_container_method(self, module: ModuleValue, name: str, args: list, node: ast.Call) -> Value:
+        """`keys()`, `values()`, `items()` and `update(...)` of a container that holds its items by name, `pop(name)`
+        of a `nn.ModuleDict`, `append`/`extend` of a `nn.ParameterList`."""
+        if name in ("keys", "values", "items"):
+            named = module.named()
+            if name == "keys":
+                return SeqValue([constant_value(k) for k, _ in named])
+            if name == "values":
+                return SeqValue([v for _, v in named])
+            return SeqValue([SeqValue([constant_value(k), v]) for k, v in named])
         if name == "update" and args:
-            for key, child in self._named_modules(args[0]).items():
-                self.set_module_item(module, key, child)
+            for key, value in self._named_modules(args[0]).items():
+                self.set_named_item(module, key, value, node)
             return SCALAR
-        if name == "pop" and args and (key := known_str(args[0])) in module.keys:
-            at = module.keys.index(key)
-            module.keys.pop(at)
-            return module.children.pop(at)
+        if module.kind == "ModuleDict":
+            if name == "pop" and args and (key := known_str(args[0])) in module.keys:
+                at = module.keys.index(key)
+                module.keys.pop(at)
+                return module.children.pop(at)
+            return UNKNOWN
+        if module.kind == "ParameterList" and name in ("append", "extend") and args:
+            for value in [args[0]] if name == "append" else self.interp.iteration_items(args[0]) or []:
+                self.set_named_item(module, str(len(module.keys)), value, node)
+            return module
         return UNKNOWN
 
-    def set_parameter_item(self, module: ModuleValue, key: str, value: Value, node: ast.AST) -> None:
-        """`params[key] = value` of an `nn.ParameterList` / `nn.ParameterDict`: a parameter is held as it is; a
-        plain tensor becomes a new parameter (torch wraps it in `nn.Parameter`), anything else is not tracked."""
+    def set_named_item(self, module: ModuleValue, key: str, value: Value, node: ast.AST) -> None:
+        """`container[key] = value` (or its `update`/`append`) of a container held by name: replaces the item of
+        that name, else adds it last. A `ModuleDict` holds what it is given; a parameter container holds a
+        parameter as it is and makes a new parameter of a plain tensor (torch wraps it in `nn.Parameter`), and
+        tracks nothing else."""
+        if module.kind == "ModuleDict":
+            if key in module.keys:
+                module.children[module.keys.index(key)] = value
+            else:
+                module.keys.append(key)
+                module.children.append(value)
+            return
         if isinstance(value, TensorValue) and value.group.origin == "param":
             module.params[key] = value
         elif isinstance(value, TensorValue):
             module.params[key] = self._param(node, module.label, key)
         if key not in module.keys:
             module.keys.append(key)
-
-    def parameter_container_method(self, module: ModuleValue, name: str, args: list, node: ast.Call) -> Value:
-        """`append`/`extend` of an `nn.ParameterList`; `keys`/`values`/`items`/`update` of an `nn.ParameterDict`."""
-        if module.kind == "ParameterList" and name in ("append", "extend") and args:
-            for value in [args[0]] if name == "append" else self.interp.iteration_items(args[0]) or []:
-                self.set_parameter_item(module, str(len(module.keys)), value, node)
-            return module
-        if name == "keys":
-            return SeqValue([constant_value(k) for k in module.keys])
-        if name == "values":
-            return SeqValue([module.params.get(k, UNKNOWN) for k in module.keys])
-        if name == "items":
-            return SeqValue([SeqValue([constant_value(k), module.params.get(k, UNKNOWN)]) for k in module.keys])
-        if name == "update" and args:
-            for key, value in self._named_modules(args[0]).items():
-                self.set_parameter_item(module, key, value, node)
-            return SCALAR
-        return UNKNOWN
-
-    @staticmethod
-    def set_module_item(module: ModuleValue, key: str, child: Value) -> None:
-        """`module_dict[key] = child` (or its `update`): replaces the child of that name, else adds it last."""
-        if key in module.keys:
-            module.children[module.keys.index(key)] = child
-        else:
-            module.keys.append(key)
-            module.children.append(child)
 
     def submodules(self, module, recursive: bool, seen: set | None = None) -> list:
         """The modules a module holds (a container's items, a class's module attributes and lists of modules), in

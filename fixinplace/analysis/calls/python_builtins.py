@@ -20,12 +20,13 @@ from fixinplace.analysis.values import (
     Value,
     constant_value,
     known_int,
+    known_key,
     known_str,
     tri_or,
     truth_value,
 )
 
-from fixinplace.analysis.calls.modules import SuperValue
+from fixinplace.analysis.calls.modules import NAMED_CONTAINERS, SuperValue
 from fixinplace.analysis.frame import MAX_UNROLL, Frame, join_values
 
 
@@ -54,10 +55,10 @@ class BuiltinsMixin:
                 return constant_value(len(value.items))
             if (text := known_str(value)) is not None:
                 return constant_value(len(text))
-            if isinstance(value, ModuleValue) and value.counted and value.kind in (
-                    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
-                # `for i in range(len(self.layers))`: each layer by its index
-                return constant_value(len(value.keys) if value.kind.startswith("Parameter") else len(value.children))
+            if isinstance(value, ModuleValue) and value.counted and value.kind in ("Sequential", "ModuleList"):
+                return constant_value(len(value.children))  # `for i in range(len(self.layers))`: each by its index
+            if isinstance(value, ModuleValue) and value.counted and value.kind in NAMED_CONTAINERS:
+                return constant_value(len(value.keys))
             return ScalarValue(kind="number")
         if name in ("list", "tuple") and args:
             return args[0] if isinstance(args[0], (SeqValue, ParamsValue)) else UNKNOWN
@@ -219,9 +220,8 @@ class BuiltinsMixin:
         """get/values/items/update/setdefault/pop/copy on a dict with known keys (the key a literal, or a str or
         int the analysis computed)."""
         key = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
-        if key is None and args and isinstance(args[0], ScalarValue) and args[0].known \
-                and isinstance(args[0].constant, (str, int)):
-            key = args[0].constant
+        if key is None and args:
+            key = known_key(args[0])
         if name == "copy" and not args:
             return DictValue(dict(d.items))
         if name == "get":
