@@ -48,13 +48,13 @@ def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=No
 
         for d in hazards:
             if id(d) not in cleared and d.facts is not None and d.facts.remotes:
-                across = offer_across(text, path, d, settings)
-                if across is not None:
+                across = offer_across(text, path, d, settings, or_unsafe=id(d) not in more)
+                if across is None:
+                    continue
+                if settings.unsafe_fixes or across[0].applicability == "safe":
                     cleared[id(d)] = across[0]
-                elif not settings.unsafe_fixes and id(d) not in more:
-                    across = offer_across(text, path, d, replace(settings, unsafe_fixes=True))
-                    if across is not None:
-                        more[id(d)] = across[0]
+                else:
+                    more[id(d)] = across[0]  # only `--unsafe-fixes` would make it
     blocking_ids = {id(d) for d in hazards}
     out = []
     for d in diagnostics:

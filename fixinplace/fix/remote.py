@@ -44,6 +44,7 @@ class _File:
     outcome: FileOutcome
     source: Optional[SourceFile]  # None for an editor's or a check's text (never patched)
     text: str
+    imports: Optional[tuple[str, frozenset]] = None  # (text, the real paths of the project files it may load)
 
 
 def fix_across_files(outcomes: list[FileOutcome], settings: Settings, cwd: Optional[str] = None) -> int:
@@ -135,11 +136,12 @@ def withdraw_dropped(outcomes: list[FileOutcome]) -> None:
             o.exact = False
 
 
-def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Settings
+def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Settings, or_unsafe: bool = True
                  ) -> Optional[tuple[Fix, dict[str, tuple[str, str]]]]:
     """The fix `fix --apply` makes of a call's diagnostic (of `text`) when the files of the writes it runs are fixed
     with the calling file, as they are on disk (`check`'s `[*]`, the editor's quick fix): the fix, and each file
-    it rewrites with its (old, new) text; None when none passes (an unsafe one when unsafe fixes are on)."""
+    it rewrites with its (old, new) text; None when none passes. Without unsafe fixes, when no safe one passes,
+    the unsafe one `--unsafe-fixes` would make (as `offer` does), unless `or_unsafe` is false."""
     if not _remotes(diagnostic):
         return None
     caller = _File(FileOutcome(path, remaining=[diagnostic]), None, text)
@@ -155,6 +157,8 @@ def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Setting
         files[real] = _File(FileOutcome(r.path), source, source.text)
     with shared_analyses():
         planned = _plan(caller, diagnostic, files, settings)
+        if planned is None and or_unsafe and not settings.unsafe_fixes:
+            planned = _plan(caller, diagnostic, files, replace(settings, unsafe_fixes=True))
     if planned is None:
         return None
     fix, texts = planned
@@ -289,8 +293,10 @@ def _repair_write(caller: _File, target: Diagnostic, before: list[Diagnostic], r
 
 
 def _loads(f: _File, written_path: str) -> bool:
-    """Whether the analysis of a file may load the written one."""
-    return any(os.path.realpath(p) == written_path for p in dependency_files(f.outcome.path, f.text))
+    """Whether the analysis of a file may load the written one (its imports scanned once per text)."""
+    if f.imports is None or f.imports[0] is not f.text:
+        f.imports = (f.text, frozenset(os.path.realpath(p) for p in dependency_files(f.outcome.path, f.text)))
+    return written_path in f.imports[1]
 
 
 def _passes(written: _File, new_text: str, own_before: list[Diagnostic], readers: list[_File], caller: _File,

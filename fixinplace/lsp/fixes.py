@@ -124,8 +124,6 @@ class TextFixes:
         from fixinplace.fix.remote import offer_across
 
         across = offer_across(self.text, self.path, target, self.settings)
-        if across is None and not self.settings.unsafe_fixes:
-            across = offer_across(self.text, self.path, target, replace(self.settings, unsafe_fixes=True))
         if across is None:
             return Offered(replace(d, fix=None), None)
         fix, texts = across
