@@ -62,6 +62,7 @@ def overlay_key() -> tuple:
     return tuple(sorted((str(p), _digest(text)) for p, text in _OVERLAY.get().items()))
 
 
+@lru_cache(maxsize=256)
 def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 

@@ -171,7 +171,9 @@ def _remotes(d: Diagnostic) -> tuple[RemoteWrite, ...]:
 
 
 def _texts(files: dict[str, _File]) -> dict[str, str]:
-    return {path: f.text for path, f in files.items()}
+    """The texts the analyses must read instead of the disk: the files of the run that differ from it (their
+    fixes so far), and texts that are not on disk (an editor's)."""
+    return {path: f.text for path, f in files.items() if f.source is None or f.text != f.source.text}
 
 
 def _hazards(text: str, path: str, texts: dict[str, str]) -> Optional[list[Diagnostic]]:
