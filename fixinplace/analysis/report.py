@@ -5,54 +5,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from fixinplace.analysis.values import Save, Site, Write
-from fixinplace.diagnostics import Diagnostic, Related, Severity
+from fixinplace.analysis.events import Event, SafeWrite
+from fixinplace.analysis.values import Site
+from fixinplace.diagnostics import Diagnostic, Severity
 from fixinplace.facts import RemoteWrite, SavedBy, Span, WriteFacts
 from fixinplace.lines import shared_line_texts
-from fixinplace.rules import (
-    INPLACE_WRITE,
-    LEAF_MUTATED,
-    PARAMETERS_UPDATED_BEFORE_BACKWARD,
-    SAVED_TENSOR_MUTATED,
-    SILENT_SAVED_TENSOR_MUTATION,
-    SHARED_ARRAY_MUTATED,
-    DATA_WRITE_IN_FORWARD,
-    INPLACE_INPUT_REUSED,
-)
+from fixinplace.rules import RULES_BY_CODE, rule_for
+from fixinplace.rules.wording import shorten
 
-
-def shorten(text: str, width: int = 60) -> str:
-    """Source text as messages and fix records show it: at most `width` characters."""
-    return text if len(text) <= width else text[:width - 3] + "..."
-
-
-def saved_remedy(save: Save, written: str) -> str:
-    """What to do about a write to a saved tensor (FIP101): the two rewrites that keep the saved tensor intact."""
-    if save.role == "output":
-        keep = f"clone `{save.op}`'s result where it is made (`.clone()`)"
-    elif save.role == "input":
-        keep = f"give `{save.op}` a clone of its input"
-    else:
-        keep = f"clone the tensor before `{save.op}` saves it"
-    return f"Write `{written}` out of place instead (into a new tensor), or {keep}"
-
-
-def waits_for(save: Save) -> str:
-    """What an uncertain save waits for that the file does not show, as a warning names it (" when grad mode is
-    on and `targets` requires grad, which this file does not show"), or ""."""
-    facts = ["grad mode is on"] if save.grad_mode_unknown else []
-    if save.inputs_unknown:
-        facts.append(" or ".join(f"`{shorten(label, 30)}`" for label in save.inputs_unknown) + " requires grad")
-    return f" when {' and '.join(facts)}, which this file does not show" if facts else ""
-
-
-def describe_role(save: Save) -> str:
-    """`exp saves its output`, `pow saves its input`, `batch_norm saves its running_mean`."""
-    if save.role == "output":
-        return "its output"
-    if save.role == "input":
-        return "its input"
-    return f"its {save.role}"
+__all__ = ["Reporter", "shorten"]
 
 
 @dataclass(slots=True)
@@ -241,142 +202,31 @@ class Reporter:
                 return f"only on some paths of the branch at {where}, which this call leaves undecided"
         return None
 
-    def invalidated(self, write: Write, save: Save, backward_label: str, backward_line: int | None,
-                    certain: bool, move: dict | None = None) -> None:
-        """A backward needs a save that this write changed afterwards."""
-        site = write.site
-        saved = save.group.label
-        written = write.label
-        subject = ""
-        # `.data` and `.numpy()` share the storage only: that is why no version check catches the write.
-        shared = "storage (not its version counter)" if write.silent else "storage and version counter"
-        via = "" if written == saved else f" (it shares `{saved}`'s {shared})"
-        at = f" at line {backward_line}" if backward_line else ""
-        where = f"{save.file}:{save.line}" if save.file else f"line {save.line}"
-        on = {"cuda": " on CUDA", "cpu": " on the CPU"}.get(save.device or "", "")
-        when = "" if certain else waits_for(save)
-        save_text = (f"`{saved}` was saved by `{save.op}` at {where} ({save.op} saves {describe_role(save)} for "
-                     f"backward{on}{when})")
-        related = () if save.file else (Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
-        if write.silent and site.form == "data_assign":
-            message = (
-                f"`{site.text}` gives `{saved}` other memory without a version bump, and autograd saved `{saved}` "
-                f"itself, which now reads the new values; {save_text}. No error is raised: the backward of "
-                f"{backward_label}{at} silently computes a wrong gradient"
-            )
-            code = SILENT_SAVED_TENSOR_MUTATION.code
-        elif write.silent:
-            if write.via == "numpy":
-                how, via = "", f", a NumPy array that shares `{saved}`'s memory but not its version counter (`.numpy()`)"
-            elif write.via == "data":
-                how = "through `.data`"
-            elif write.via == "base":
-                how, via = "", f" and so is `{saved}`, which shares its storage but not its version counter"
-            else:
-                how = "by a fused optimizer (no version bump)"
-            message = (
-                f"`{written}` is written in place{' ' + how if how else ''}{via}; {save_text}. No error is raised: the backward of "
-                f"{backward_label}{at} silently computes a wrong gradient"
-            )
-            code = SILENT_SAVED_TENSOR_MUTATION.code
-        elif site.form == "optimizer":
-            message = (
-                f"`{site.text}` updates {written} in place; {save_text}, and the backward of "
-                f"{backward_label}{at} runs after the update, so it fails (\"modified by an inplace operation\"). "
-                f"Step after that backward, or recompute the loss after the step"
-            )
-            code = PARAMETERS_UPDATED_BEFORE_BACKWARD.code
-        elif site.form == "library":
-            why = dict(site.info.get("extra", ())).get("library", "")
-            message = (
-                f"`{site.text}` writes `{written}` in place{via} ({why}): {save_text}; the backward of "
-                f"{backward_label}{at} then fails (\"modified by an inplace operation\")"
-            )
-            code = SAVED_TENSOR_MUTATED.code
-        else:
-            ctor = site.info.get("module_ctor")
-            condition = site.info.get("module_condition")
-            when = f"; it writes only when its {condition}, not known here, is not 0" if condition else ""
-            by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line}{when})" if ctor else ""
-            subject = written  # the message names the write first: a chain of in-place calls is named after it
-            message = (
-                f"in-place write to `{written}`{via}{by}: {save_text}; writing it in place makes the backward of "
-                f"{backward_label}{at} fail (\"modified by an inplace operation\"). {saved_remedy(save, written)}"
-            )
-            code = SAVED_TENSOR_MUTATED.code
-        severity = Severity.ERROR if certain else Severity.WARNING
-        self.add(site, code, severity, message, related, save=(save, backward_line or 0, move or {}),
-                 stmts=write.stmts, paths=(write.path, save.path), subject=subject)
-
-    def leaf(self, site: Site, label: str, why: str, certain: bool, stmts: tuple = (), view: bool = False,
-             created: tuple[int, int] | None = None, path: tuple = ()) -> None:
-        """A write to a leaf that requires grad (`view`: through a view of one) in grad mode; `created`: where
-        the leaf is made (line, column), when that is in the checked file; `path`: the branches the write is on."""
-        if certain:
-            what, quoted = ("a view of a leaf tensor", "a view of a leaf Variable") if view else \
-                ("a leaf tensor", "a leaf Variable")
-            message = (
-                f"in-place write to `{label}`, {what} that requires grad ({why}), in grad mode: PyTorch "
-                f"raises \"{quoted} that requires grad is being used in an in-place operation\" here. "
-                f"Update it under `torch.no_grad()`, or write a copy"
-            )
-        else:
-            message = (
-                f"in-place write to `{label}` ({why}): if it is a leaf tensor that requires grad and grad mode is "
-                f"on, PyTorch raises \"a leaf Variable that requires grad is being used in an in-place operation\""
-            )
-        related = (Related(created[0], created[1], "the leaf tensor is created here"),) if created else ()
-        self.add(site, LEAF_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message, related,
-                 stmts=stmts, paths=(path,), subject=label)
-
-    def array_write(self, site: Site, label: str, message: str, certain: bool, stmts: tuple = (),
-                    path: tuple = ()) -> None:
-        """A write to a tensor sharing a NumPy array's memory, which is read afterwards (`message` says how)."""
-        self.add(site, SHARED_ARRAY_MUTATED.code, Severity.ERROR if certain else Severity.WARNING, message,
-                 stmts=stmts, paths=(path,), subject=label)
-
-    def reused_input(self, site: Site, root: str, bound: str, stmts: tuple = ()) -> None:
-        """An in-place call whose result is bound to another name, and whose input is read again (FIP107)."""
-        ctor = site.info.get("module_ctor")
-        by = f"`{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else f"`{site.op}`"
-        message = (f"{by} writes `{root}` in place, and its result is bound to `{bound}`; `{root}` is read again "
-                   f"afterwards, where it holds the written values, not the ones before the call. Nothing raises. If "
-                   f"that read means the values before the call, do not write in place (`inplace=False`)")
-        self.add(site, INPLACE_INPUT_REUSED.code, Severity.WARNING, message, stmts=stmts, subject="")
-
-    def hidden_write(self, site: Site, label: str, param: str, used: str, stmts: tuple = ()) -> None:
-        """A parameter written through `.data` in a `forward` that then uses it (FIP106)."""
-        message = (f"`{label}` writes the parameter `{param}` through `.data` inside `forward`, which then uses it"
-                   f"{used}: autograd never sees the op that made the new values, so the gradient treats them as "
-                   f"the parameter's own and the optimizer steps from them. If the op belongs to the model, compute "
-                   f"it out of place from `{param}` and use the result; if it is a constraint between steps, apply "
-                   f"it after `optimizer.step()` under `torch.no_grad()`")
-        self.add(site, DATA_WRITE_IN_FORWARD.code, Severity.WARNING, message, stmts=stmts)
+    def emit(self, event: Event) -> None:
+        """Record what the rule that claims an analysis event says about it (no rule claims it: nothing)."""
+        rule = rule_for(event)
+        if rule is None:
+            return
+        found = rule.finding(event)
+        self.add(event.site, rule.code, found.severity, found.message, found.related, save=event.saved,
+                 stmts=event.stmts, paths=event.paths, subject=found.subject)
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
-        """Info diagnostics for write sites that got no hazard."""
+        """Report the write sites that got no hazard (as the rule of safe writes words them)."""
         flagged = {key[0] for key in self.found}
         for key, site in sites.items():
-            if key in flagged:
-                continue
-            root = site.info.get("root")
-            if site.facts.get("target_unknown"):
-                # What an argument nobody here passes holds is unknown: claim no more than what this file shows.
-                message = (f"in-place write `{site.text}` ({site.op}): no hazard found in this file, but "
-                           f"{f'`{root}`' if root else 'the written tensor'} comes from a caller the analysis cannot see, which may have saved it for backward")
-            else:
-                message = (f"in-place write `{site.text}` ({site.op}) is safe: nothing pending saved the tensor and "
-                           f"it is not a leaf that requires grad in grad mode")
-            self.add(site, INPLACE_WRITE.code, Severity.INFO, message)
+            if key not in flagged:
+                self.emit(SafeWrite(site))
 
     def diagnostics(self) -> list[Diagnostic]:
         """All diagnostics in source order, each with the facts of its write."""
         out = []
         # A write certain to raise the leaf error never reaches a backward: its saved-tensor hazards are moot.
-        raising = {key[0] for key, p in self.found.items() if key[1] == LEAF_MUTATED.code and p.severity is Severity.ERROR}
+        raising = {key[0] for key, p in self.found.items()
+                   if RULES_BY_CODE[key[1]].raises_at_write and p.severity is Severity.ERROR}
         chains = self._chains()
         for key, pending in self.found.items():
-            if key[0] in raising and key[1] in (SAVED_TENSOR_MUTATED.code, SILENT_SAVED_TENSOR_MUTATION.code):
+            if key[0] in raising and RULES_BY_CODE[key[1]].needs_backward:
                 continue
             links = chains.get(key)
             if links == []:

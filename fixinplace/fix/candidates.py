@@ -78,16 +78,45 @@ def _candidate(codemod: type[InPlaceFix], applicability: str, description: str, 
 
 
 def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
-    """The rewrites to try for one diagnostic, in order of preference (empty: no fix is possible)."""
+    """The rewrites to try for one diagnostic, in order of preference (empty: no fix is possible): those its rule
+    asks for, except where the write's form decides (a write in another file, an optimizer step)."""
     f = d.facts
     rule = RULES_BY_CODE.get(d.code)
-    if f is None or d.severity is Severity.INFO or rule is None or not rule.repair:
+    if f is None or d.severity is Severity.INFO or rule is None or not rule.fixable:
         return []
     if f.form == "call":  # the write is in another file, run by a call of this one: a save made here is cloned
         return _clone_at_save(f)
     if f.form == "optimizer":
         return _move_after_backward(f) + _recompute_forward(f)
-    return PLANNERS[rule.repair](f, style) + _recompute_forward(f)
+    return rule.candidates(f, Planner(style))
+
+
+@dataclass(frozen=True)
+class Planner:
+    """The families of rewrites a rule can ask for (`fixinplace.rules.Repairs`), in the given style."""
+
+    style: str = "readable"
+
+    def saved(self, f: WriteFacts) -> list[Candidate]:
+        return _saved(f, self.style)
+
+    def leaf(self, f: WriteFacts) -> list[Candidate]:
+        return _leaf(f)
+
+    def move_after_backward(self, f: WriteFacts) -> list[Candidate]:
+        return _move_after_backward(f)
+
+    def recompute_forward(self, f: WriteFacts) -> list[Candidate]:
+        return _recompute_forward(f)
+
+    def silent(self, f: WriteFacts) -> list[Candidate]:
+        return _silent(f, self.style)
+
+    def array(self, f: WriteFacts) -> list[Candidate]:
+        return _array(f, self.style)
+
+    def without_inplace(self, f: WriteFacts) -> list[Candidate]:
+        return _reused(f, self.style)
 
 
 def remote_candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
@@ -466,14 +495,3 @@ def _unsafe(c: Candidate, why: str) -> Candidate:
 def _as_unsafe(c: Candidate, f: WriteFacts) -> Candidate:
     """A rebinding of an argument or of a view of a leaf: unsafe, saying whose write is lost."""
     return _unsafe(c, _why_unsafe(f) or f" (unsafe: the leaf that `{f.root}` views is no longer written)")
-
-
-#: The planner of each rule's `repair` family (`fixinplace.rules.Rule.repair`).
-PLANNERS = {
-    "saved": _saved,
-    "leaf": lambda f, style: _leaf(f),
-    "optimizer": lambda f, style: _move_after_backward(f),
-    "data": _silent,
-    "array": _array,
-    "reused": _reused,
-}

@@ -30,7 +30,7 @@ from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.fix.candidates import Candidate, candidates
 from fixinplace.fix.units import Units, UnitRewrite, parse_for_rewriting
 from fixinplace.lines import split_lines
-from fixinplace.rules import LEAF_MUTATED
+from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
 
 
@@ -361,7 +361,8 @@ class Checker:
 def fixing_order(d: Diagnostic) -> tuple[int, bool]:
     """By line; on one line a leaf write first: it is what raises first, and its rewrite (a copy, or a new tensor)
     also takes the line's other writes off any saved tensor."""
-    return d.line, d.code != LEAF_MUTATED.code
+    rule = RULES_BY_CODE.get(d.code)
+    return d.line, not (rule is not None and rule.raises_at_write)
 
 
 @dataclass

@@ -8,6 +8,7 @@ import ast
 from fixinplace.analysis.values import SCALAR, Group, MethodRef, SeqValue, Site, TensorValue, Value
 
 from fixinplace.analysis.calls.common import VIEW_ATTRS
+from fixinplace.analysis.events import HiddenDataWrite
 from fixinplace.analysis.frame import Frame
 
 SCALAR_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "names", "layout", "is_cuda",
@@ -66,9 +67,9 @@ class AliasesMixin:
             return
         param.hidden_write = None
         stmt = self.interp.current_statement
-        used = f" at line {stmt.lineno}" if stmt is not None and not self.report.file_of(stmt) else ""
+        used = stmt.lineno if stmt is not None and not self.report.file_of(stmt) else None
         self.interp.memo.impure()
-        self.report.hidden_write(site, label, param.label, used, stmts=tuple(self.interp.statements))
+        self.report.emit(HiddenDataWrite(site, label, param.label, used, stmts=tuple(self.interp.statements)))
 
     def numpy_alias(self, t: TensorValue, node: ast.AST) -> TensorValue:
         """`t.numpy()`: a NumPy array sharing `t`'s memory but not its version counter, so that writing it changes

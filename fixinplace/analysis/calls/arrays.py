@@ -13,6 +13,7 @@ import ast
 
 from fixinplace.analysis.values import ArraySource, TensorValue, UnknownValue, Value
 
+from fixinplace.analysis.events import ArrayWritten
 from fixinplace.analysis.frame import Frame
 from fixinplace.facts import Span
 from fixinplace.analysis.liveness import read_after
@@ -136,28 +137,20 @@ class ArraysMixin:
         scope = self.interp.current_scope
         stmt = self.interp.current_statement
         here = scope is source.scope and stmt is not None
-        made = f"`{source.call}` at line {source.line}" if source.span else f"`{source.call}`"
-        head = (f"in-place write to `{label}` also writes the NumPy array `{source.label}`, whose memory it shares "
-                f"({made}); autograd does not see it and nothing raises, but ")
         if source.root_kind in ("local", "argument") and here and read_after(scope, stmt, source.root):
-            message = head + f"`{source.root}` is read again afterwards and gets the written values"
-            sure = certain and not source.doubt
+            reader, sure = "read_after", certain and not source.doubt
         elif source.root_kind == "argument" and here and frame.depth > 1:
             # A caller in this analysis passed the array: it decides (`array_writes_returned`).
             frame.array_writes.append((source.root, site, label, source, certain))
             return
         elif source.root_kind == "argument" and here:
-            message = head + f"`{source.root}` is an argument: the caller's array is changed"
-            sure = False
+            reader, sure = "argument", False
         elif source.root_kind in ("attribute", "global"):
-            message = head + f"`{source.root}` outlives this call: every later reader of it gets the written values"
-            sure = False
+            reader, sure = "outlives", False
         else:
             return
-        if source.doubt:
-            message += f" ({source.doubt})"
-        message += ". Write a copy (`.clone()` where the tensor is made), or write out of place"
         if source.span:
             site.facts["shares_array"] = Span(*source.span)
         self.interp.memo.impure()
-        self.report.array_write(site, label, message, sure, stmts=tuple(self.interp.statements), path=frame.path)
+        self.report.emit(ArrayWritten(site, label, source, reader, sure, stmts=tuple(self.interp.statements),
+                                      path=frame.path))

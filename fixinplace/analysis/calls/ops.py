@@ -31,6 +31,7 @@ from fixinplace.analysis.values import (
 
 from fixinplace.analysis import dtypes, strings
 from fixinplace.analysis.calls.common import NONE_LITERAL, NOT_NONE, ArgFact
+from fixinplace.analysis.events import InputReused, LeafWritten, SaveInvalidated
 from fixinplace.analysis.frame import Frame
 from fixinplace.analysis.moves import move_facts, recompute_facts
 
@@ -192,17 +193,17 @@ class TensorOpsMixin:
             if value.leaf_rg is True:
                 self.interp.memo.impure()  # a report names the statements around the call
                 why = value.group.origin_detail or "a leaf that requires grad"
-                self.report.leaf(site, label, why, certain and frame.grad_mode is True,
-                                 stmts=tuple(self.interp.statements), view=value.view, created=value.group.created,
-                                 path=frame.path)
+                self.report.emit(LeafWritten(site, label, why, certain and frame.grad_mode is True, view=value.view,
+                                             created=value.group.created, stmts=tuple(self.interp.statements),
+                                             path=frame.path))
             elif value.leaf_rg is None and value.group.rg_switched_at:
                 # `if args.freeze: emb.weight.requires_grad = False`, then a write: the leaf error on the paths
                 # that leave it requiring grad.
                 self.interp.memo.impure()
                 why = (f"{value.group.origin_detail or 'a leaf that requires grad'}, whose `requires_grad` is "
                        f"turned off at line {value.group.rg_switched_at} only on some paths")
-                self.report.leaf(site, label, why, False, stmts=tuple(self.interp.statements), view=value.view,
-                                 created=value.group.created, path=frame.path)
+                self.report.emit(LeafWritten(site, label, why, False, view=value.view, created=value.group.created,
+                                             stmts=tuple(self.interp.statements), path=frame.path))
             # An argument whose callers are not seen is not reported as a possible leaf: a function that writes its
             # argument does what its callers ask (logits filters, in-place helpers, `out=` buffers), and a leaf
             # that requires grad passed to it is a hazard of the call, reported where the call is seen.
@@ -244,7 +245,7 @@ class TensorOpsMixin:
                 and statement.assigned != root and info.get("target") == root):
             return
         self.interp.memo.impure()
-        self.report.reused_input(site, root, statement.assigned, stmts=stmts)
+        self.report.emit(InputReused(site, root, statement.assigned, stmts=stmts))
 
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
                  retain: bool = False) -> None:
@@ -267,8 +268,8 @@ class TensorOpsMixin:
                     if write.maybe_not_tensor and not save.certain:
                         continue  # a value that may be a number, saved by an op that may not save it: nothing known
                     move = move_facts(self.interp, frame, write, tensor, self.parameters_of)
-                    self.report.invalidated(write, save, label, line, certain=save.certain and write.certain,
-                                            move={**move, **recompute_facts(self.interp, write, save)})
+                    self.report.emit(SaveInvalidated(write, save, label, line, save.certain and write.certain,
+                                                     {**move, **recompute_facts(self.interp, write, save)}))
             if not implicit:
                 for item in tensor.graph:
                     if isinstance(item, LeafUse):
