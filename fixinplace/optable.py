@@ -169,6 +169,9 @@ class OpEntry:
         self._overlay: list[Mapping[str, Any]] = list((overlay or {}).get("variants", ()))
         self.differentiable: bool = bool(op["differentiable"])
         self.view: str = op["view"]
+        # Its outputs are views that autograd refuses to let be written in place once they require grad: the op
+        # returns several views (`unbind`, `split`, `chunk`), measured by writing one.
+        self.multi_view: bool = bool(op.get("multi_view", False))
         # The result's dtype against its floating-point tensor inputs' (which share one), as measured: "input" (the
         # same: exp, amax, matmul, ...), a dtype name ("bool" for eq, "int64" for argmax), "sometimes", or None.
         self.dtype: str | None = op.get("dtype")

@@ -86,6 +86,8 @@ JSON layout (``indent=1``, sorted keys, no timestamps)
       "torch.mul": {
        "differentiable": true,          # some output requires grad in some config
        "view": "never",                 # output shares the version counter of an input: always|never|sometimes
+                                        # "multi_view": true: its outputs are views autograd refuses to let
+                                        # be written in place (the op returns several: unbind, split, chunk)
        "measured_as": "torch.mul",      # the callable the variants were run through
        "signature": ["input", "other"], # its positional parameter names (null: unknown)
        "keywords": {"input": 0, "other": 1},  # keyword -> position (null: ambiguous across overloads)
@@ -334,6 +336,21 @@ def _dtype_relation(fn: Callable, args: Sequence, kwargs: Mapping, output: Any) 
     return "sometimes"
 
 
+def _refuses_inplace(outputs: list[torch.Tensor]) -> bool:
+    """Whether autograd refuses an in-place write to the first output (a view that requires grad) because the op
+    returns several views (`unbind`, `split`, `chunk`: "This view is the output of a function that returns multiple
+    views"). The write is tried on the measured outputs, which are thrown away after."""
+    first = outputs[0] if outputs else None
+    if first is None or not first.requires_grad:
+        return False
+    try:
+        with torch.enable_grad():
+            first.add_(0)
+    except RuntimeError as exc:
+        return "returns multiple views" in str(exc)
+    return False
+
+
 def _returns_input(fn: Callable, args: Sequence, kwargs: Mapping, output: Any) -> bool:
     """Whether the call returns its first argument itself (not a view, not a copy) once that argument already has
     the output's dtype: `x.float()` of a float32 `x` is `x`, as are `x.to(x.dtype)`, `x.type_as(x)` and
@@ -382,7 +399,8 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
     slots += [(k, kwargs[k]) for k in sorted(kwargs)]
     grad_slots = [key for key, v in slots if any(_grad_able(t) for t in _tensors_in(v))]
     saved_by_cfg: dict[str, list[str]] = {}
-    state = {"view": False, "differentiable": False, "outputs": 0, "dtype": None, "writes": [], "identity": False}
+    state = {"view": False, "differentiable": False, "outputs": 0, "dtype": None, "writes": [], "identity": False,
+             "multi_view": False}
 
     def run(cfg: tuple[bool, ...]) -> bool:
         rg = dict(zip(grad_slots, cfg))
@@ -422,6 +440,8 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
         for found in _probe(candidates + [(_output_name(i), o) for i, o in enumerate(outputs)], saved):
             items |= found
         saved_by_cfg[_cfg_key(cfg)] = sorted(items)
+        if any(_probe(candidates, outputs)) and not state["multi_view"]:
+            state["multi_view"] = _refuses_inplace(outputs)  # last: it writes the outputs
         return True
 
     n = len(grad_slots)
@@ -453,6 +473,8 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
     extra = {"writes": state["writes"]} if state["writes"] else {}
     if state["identity"]:
         extra["identity"] = True
+    if state["multi_view"]:
+        extra["multi_view"] = True
     # A sequence of one tensor and one of several can keep different things (`einsum("i->", [a])` keeps nothing,
     # `einsum("ij,jk->ik", [a, b])` keeps both): recorded per sequence argument, one or several.
     lengths = {key: min(len(_tensors_in(v)), 2) for key, v in slots if _kind(v) == "L"}
@@ -1201,6 +1223,7 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
             "differentiable": any(v["differentiable"] for v in variants),
             "dtype": _relation_of(v["dtype"] for v in variants),
             "view": "always" if views == {True} else "never" if views == {False} else "sometimes",
+            **({"multi_view": True} if any(v.get("multi_view") for v in variants) else {}),
             "measured_as": m_name if m_kind == "f" else "Tensor." + m_name,
             "signature": m_sig,
             "keywords": m_kw,

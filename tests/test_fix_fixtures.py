@@ -67,7 +67,7 @@ STRATEGIES = (
 # Rewrites that change what the program computes on purpose (an update moved after the backward, a `.data` write
 # made differentiable): reference.py is their only truth, not the original run with its saves copied.
 CHANGES_MEANING = ("move_after_backward", "data_out_of_place")
-HAZARD_OUTCOMES = ("raises-saved", "raises-leaf", "silent", "misleads")
+HAZARD_OUTCOMES = ("raises-saved", "raises-leaf", "raises-view", "silent", "misleads")
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 

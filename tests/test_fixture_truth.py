@@ -23,7 +23,7 @@ FIXTURES = REPO / "fixtures" / "check"
 TRUTH_PATH = FIXTURES / "truth.json"
 MEASURE = REPO / "fixtures" / "measure_truth.py"
 PROGRAMS = sorted(p.name for p in FIXTURES.glob("*.py"))
-HAZARD_OUTCOMES = ("raises-saved", "raises-leaf", "silent", "misleads")
+HAZARD_OUTCOMES = ("raises-saved", "raises-leaf", "raises-view", "silent", "misleads")
 
 
 def load_truth() -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from fixinplace.analysis.values import ArraySource, Save, Site, Write
+from fixinplace.analysis.values import ArraySource, Save, Site, TensorValue, Write
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,6 +113,26 @@ class HiddenDataWrite:
 
 
 @dataclass(frozen=True, eq=False)
+class TensorWritten:
+    """Any in-place write to a tensor (not a silent one), with what the analysis knows of the written value: rules
+    that look only at the value and the grad mode at the write claim it."""
+
+    site: Site
+    label: str  # the written expression
+    value: TensorValue  # the written value (`value.view`, `value.rg`, `value.multi_output_of`, ...)
+    grad_mode: Optional[bool]  # at the write (None: unknown)
+    certain: bool  # the written value surely is this tensor
+    stmts: tuple = ()
+    path: tuple = ()
+
+    @property
+    def paths(self) -> tuple:
+        return (self.path,)
+
+    saved = None
+
+
+@dataclass(frozen=True, eq=False)
 class SafeWrite:
     """A write site at which no hazard was found."""
 
@@ -123,4 +143,4 @@ class SafeWrite:
     saved = None
 
 
-Event = SaveInvalidated | LeafWritten | ArrayWritten | InputReused | HiddenDataWrite | SafeWrite
+Event = SaveInvalidated | LeafWritten | ArrayWritten | InputReused | HiddenDataWrite | TensorWritten | SafeWrite

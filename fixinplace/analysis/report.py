@@ -202,14 +202,15 @@ class Reporter:
                 return f"only on some paths of the branch at {where}, which this call leaves undecided"
         return None
 
-    def emit(self, event: Event) -> None:
-        """Record what the rule that claims an analysis event says about it (no rule claims it: nothing)."""
+    def emit(self, event: Event) -> bool:
+        """Record what the rule that claims an analysis event says about it; whether a rule claimed it."""
         rule = rule_for(event)
         if rule is None:
-            return
+            return False
         found = rule.finding(event)
         self.add(event.site, rule.code, found.severity, found.message, found.related, save=event.saved,
                  stmts=event.stmts, paths=event.paths, subject=found.subject)
+        return True
 
     def safe_writes(self, sites: dict[int, Site]) -> None:
         """Report the write sites that got no hazard (as the rule of safe writes words them)."""

@@ -199,6 +199,9 @@ class TensorValue(Value):
     owner: str = ""  # for parameters: "`weight` of `fc`"
     view: bool = False  # a view of another tensor (`x.view(...)`, `x[0]`, `x.t()`), not that tensor itself
     detached: bool = False  # `x.detach()`: another tensor object over x's storage and version counter
+    # One of the views an op returns several of (`unbind`, `split`, `chunk`, and what unpacking their result
+    # gives), or a view of one: the op's name. Autograd refuses to let such a view be written in place once it requires grad.
+    multi_output_of: str = ""
     dtype: Optional[str] = None  # "float32", "bool", ... where the analysis knows it (`fixinplace.analysis.dtypes`)
     # After a branch: the arms on which the value is a given group (id of the group -> the path entries), for a
     # group it is on some arms only (`x = conv(x)`, then `if use_bn: x = bn(x)`: the conv output only when

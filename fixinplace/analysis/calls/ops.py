@@ -31,7 +31,7 @@ from fixinplace.analysis.values import (
 
 from fixinplace.analysis import dtypes, strings
 from fixinplace.analysis.calls.common import NONE_LITERAL, NOT_NONE, ArgFact
-from fixinplace.analysis.events import InputReused, LeafWritten, SaveInvalidated
+from fixinplace.analysis.events import InputReused, LeafWritten, SaveInvalidated, TensorWritten
 from fixinplace.analysis.frame import Frame
 from fixinplace.analysis.moves import move_facts, recompute_facts
 
@@ -208,6 +208,9 @@ class TensorOpsMixin:
             # argument does what its callers ask (logits filters, in-place helpers, `out=` buffers), and a leaf
             # that requires grad passed to it is a hazard of the call, reported where the call is seen.
         stmts = tuple(self.interp.statements)
+        if not silent and self.report.emit(TensorWritten(site, label, value, frame.grad_mode, certain, stmts=stmts,
+                                                         path=frame.path)):
+            self.interp.memo.impure()
         if site.form in ("inplace_module", "inplace_kw") and not silent:
             self.note_reused_input(site, stmts)
         for group, group_certain in value.all_groups():
@@ -315,8 +318,10 @@ class TensorOpsMixin:
                 view = entry.view_for(facts, kwfacts) if hasattr(entry, "view_for") else entry.view
             count = entry.outputs_for(facts, kwfacts) if entry is not None and hasattr(entry, "outputs_for") else 1
             if isinstance(first, TensorValue) and view == "always":
+                several = op.rpartition(".")[2] if getattr(entry, "multi_view", False) else first.multi_output_of
                 outputs = [TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
-                                       first.is_tensor if result_is_tensor is None else True, view=True)]
+                                       first.is_tensor if result_is_tensor is None else True, view=True,
+                                       multi_output_of=several)]
             else:
                 outputs = [self.fresh_tensor(node, rg_out, label if count == 1 else f"{label}[{i}]", graph=graph,
                                              is_tensor=result_is_tensor) for i in range(max(count, 1))]
