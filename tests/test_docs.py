@@ -213,7 +213,9 @@ def test_readme_rule_table_lists_every_rule():
 
 def test_readme_is_an_introduction_whose_links_resolve():
     readme = README.read_text()
-    assert len(readme.splitlines()) <= 160, "README is an introduction: move details to docs/"
+    # The generated rule table grows by a row per rule: what is written by hand is what must stay short.
+    written = readme[:readme.index("<!-- rules:start")] + readme[readme.index("<!-- rules:end -->"):]
+    assert len(written.splitlines()) <= 150, "README is an introduction: move details to docs/"
     links = re.findall(r"\]\(((?!https?:)[^)#]+)(?:#[^)]*)?\)", readme)
     assert links
     for link in links:
