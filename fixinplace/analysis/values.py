@@ -202,6 +202,9 @@ class TensorValue(Value):
     # One of the views an op returns several of (`unbind`, `split`, `chunk`, and what unpacking their result
     # gives), or a view of one: the op's name. Autograd refuses to let such a view be written in place once it requires grad.
     multi_output_of: str = ""
+    # ... and it surely is one: the op's output itself, an element or a basic index of it, its `.T`. After another
+    # op (`reshape`, `t()`, `view`) it may be a copy, depending on the layout the analysis does not know.
+    multi_output_sure: bool = False
     dtype: Optional[str] = None  # "float32", "bool", ... where the analysis knows it (`fixinplace.analysis.dtypes`)
     # After a branch: the arms on which the value is a given group (id of the group -> the path entries), for a
     # group it is on some arms only (`x = conv(x)`, then `if use_bn: x = bn(x)`: the conv output only when

@@ -25,14 +25,21 @@ class MultiOutputViewMutated(Rule):
         value, label = event.value, event.label
         op = value.multi_output_of
         known = event.certain and value.rg is True and event.grad_mode is True
-        how = "" if known else " (when it requires grad and grad mode is on, which this file does not show)"
+        if not value.multi_output_sure:
+            how = (f" (when the ops applied to `{op}`'s output kept it a view: `reshape`, `flatten` and "
+                   f"`contiguous` copy a tensor whose layout they cannot view)")
+        elif not known:
+            how = " (when it requires grad and grad mode is on, which this file does not show)"
+        else:
+            how = ""
         message = (
             f"in-place write to `{label}`, one of the views `{op}` returns (several views of one tensor), which "
             f"requires grad: PyTorch raises \"... is a view and is being modified inplace. This view is the output of a "
             f"function that returns multiple views\" here{how}. Write it out of place (into a new tensor), or write "
             f"a `.clone()` of the view"
         )
-        return Finding(Severity.ERROR if known else Severity.WARNING, message, subject=label)
+        sure = known and value.multi_output_sure
+        return Finding(Severity.ERROR if sure else Severity.WARNING, message, subject=label)
 
     def candidates(self, facts: WriteFacts, repairs: Repairs) -> list:
         return repairs.saved(facts)
@@ -49,7 +56,9 @@ RULE = MultiOutputViewMutated(
         "with its value"
     ),
     severity_when=(
-        "`error` when the view surely requires grad and grad mode is on; `warning` when either is not known"
+        "`error` when the written value surely is such a view (the op's output, an element, a basic index or `.T` "
+        "of it), requires grad and grad mode is on; `warning` after other ops (`reshape`, `t()`: a copy for some "
+        "layouts) or when requires-grad or grad mode is not known"
     ),
     summary="In-place write to one of several views an op returned (`unbind`, `split`, `chunk`), which requires grad",
     explanation=(

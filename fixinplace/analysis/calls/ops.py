@@ -318,10 +318,11 @@ class TensorOpsMixin:
                 view = entry.view_for(facts, kwfacts) if hasattr(entry, "view_for") else entry.view
             count = entry.outputs_for(facts, kwfacts) if entry is not None and hasattr(entry, "outputs_for") else 1
             if isinstance(first, TensorValue) and view == "always":
-                several = op.rpartition(".")[2] if getattr(entry, "multi_view", False) else first.multi_output_of
+                made = getattr(entry, "multi_view", False)
                 outputs = [TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
                                        first.is_tensor if result_is_tensor is None else True, view=True,
-                                       multi_output_of=several)]
+                                       multi_output_of=op.rpartition(".")[2] if made else first.multi_output_of,
+                                       multi_output_sure=made)]
             else:
                 outputs = [self.fresh_tensor(node, rg_out, label if count == 1 else f"{label}[{i}]", graph=graph,
                                              is_tensor=result_is_tensor) for i in range(max(count, 1))]
