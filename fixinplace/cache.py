@@ -24,10 +24,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from fixinplace import __version__, prefilter
 from fixinplace.analysis import project
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.lines import count_line_endings
+from fixinplace.notebook import NotebookError, parse_notebook
 from fixinplace.reading import is_notebook, read_regular_bytes
 from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
@@ -40,8 +42,6 @@ _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache ma
 @lru_cache(maxsize=1)
 def tool_fingerprint() -> str:
     """A digest of the fixinplace version, its Python sources and the saved-tensor table (computed once per process)."""
-    from fixinplace import __version__
-
     package = Path(__file__).resolve().parent
     codemods = package.parent / "codemods"  # the rewrites behind the fixes that refined results carry
     digest = hashlib.sha256(f"fixinplace {__version__}\n".encode())
@@ -84,8 +84,6 @@ class Cache:
     @classmethod
     def for_settings(cls, settings: Settings, variant: str = "") -> "Cache":
         """The cache a `check` run with these settings (and refinement `variant`) reads and writes."""
-        from fixinplace import prefilter
-
         return cls(cache_folder(settings), settings_fingerprint(settings, prefilter.enabled(), variant))
 
     def key(self, path: str, data: bytes) -> str:
@@ -156,8 +154,6 @@ def code_text(path: str, data: bytes) -> str:
     text = data.decode("utf-8", "replace")
     if not is_notebook(path):
         return text
-    from fixinplace.notebook import NotebookError, parse_notebook
-
     try:
         return parse_notebook(text).join().text
     except NotebookError:

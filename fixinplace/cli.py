@@ -30,17 +30,28 @@ program under the run-time tracer (`fixinplace.trace`, importing torch only when
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
+import time
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
 import typer
+from typer._completion_classes import completion_init
+from typer._completion_shared import get_completion_script
 
 from fixinplace import __version__
 from fixinplace.diagnostics import blocking, one_line, position, printable_path
+from fixinplace.discovery import discover
+from fixinplace.engine import SourceError, run_check
+from fixinplace.fixable import offer_fixes
+from fixinplace.output import render
+from fixinplace.progress import ProgressBar
 from fixinplace.reading import is_notebook
+from fixinplace.settings import CONFIG_NAMES, ConfigError, common_folder, load_settings
 
 try:  # typer >= 0.2x vendors click
     from typer._click.exceptions import ClickException, UsageError
@@ -261,8 +272,6 @@ def _load_settings(
     **more: object,
 ):
     """Settings from the configuration and the command-line flags; a configuration error exits with code 2."""
-    from fixinplace.settings import ConfigError, load_settings
-
     try:
         return load_settings(config, targets).override(
             select=select,
@@ -373,9 +382,6 @@ def check(
     color: ColorOption = ColorChoice.auto,
 ) -> None:
     """Report the in-place tensor writes that break (or may break) autograd."""
-    from fixinplace.engine import run_check
-    from fixinplace.progress import ProgressBar
-
     targets, stdin = _stdin_target(paths, stdin_filename)
     if stdin and (add_noqa or watch):
         raise _fail(f"{'--add-noqa' if add_noqa else '--watch'} needs files, not standard input")
@@ -392,7 +398,7 @@ def check(
     if output_format is not OutputFormat.github and not add_noqa:
         # json and sarif show each diagnostic's checked fix; text marks the fixable ones (`[*]`). The fix stage
         # (LibCST) is imported and runs only for files with errors or warnings, and the cache keeps its results.
-        from fixinplace.fixable import offer_fixes as refine
+        refine = offer_fixes
     data = _read_stdin() if stdin else b""
 
     def once():
@@ -400,7 +406,7 @@ def check(
         if watch:  # the configuration may have changed since the last check
             settings = load()
         if stdin:
-            from fixinplace.stdin import STDIN, check_stdin
+            from fixinplace.stdin import STDIN, check_stdin  # deferred: standard input's check, only for `-`
 
             return check_stdin(data, stdin_filename or STDIN, settings, refine)
         progress = ProgressBar() if ProgressBar.wanted(quiet) and not watch else None
@@ -412,13 +418,11 @@ def check(
 
     def show(report) -> str:
         if statistics:
-            from fixinplace.output.text import statistics as text_statistics
+            from fixinplace.output.text import statistics as text_statistics  # deferred: an output format
 
             if output_format is OutputFormat.json:
                 return _statistics_json(report, settings.unsafe_fixes)
             return text_statistics(report, settings.unsafe_fixes)
-        from fixinplace.output import render
-
         return render(report, output_format.value, color=_use_color(output_file, color), quiet=quiet,
                       show_fixes=show_fixes, unsafe_fixes=settings.unsafe_fixes)
 
@@ -434,10 +438,8 @@ def check(
 
 def _statistics_json(report, unsafe_fixes: bool) -> str:
     """`--statistics --format json`: `[{"code", "name", "count", "fixable"}]`, most frequent first (as Ruff)."""
-    import json
-
-    from fixinplace.output.text import by_code, fixable
-    from fixinplace.rules import RULES_BY_CODE
+    from fixinplace.output.text import by_code, fixable  # deferred: an output format, loaded only when used
+    from fixinplace.rules import RULES_BY_CODE  # deferred: the rule table, which a clean check never loads
 
     rows = [{"code": code, "name": RULES_BY_CODE[code].name if code in RULES_BY_CODE else None, "count": len(ds),
              "fixable": all(fixable(d, unsafe_fixes) for d in ds)}
@@ -447,7 +449,7 @@ def _statistics_json(report, unsafe_fixes: bool) -> str:
 
 def _add_noqa(report, settings) -> int:
     """`check --add-noqa`: write the comments, say how many, return the exit status."""
-    from fixinplace.noqa import add_noqa
+    from fixinplace.noqa import add_noqa  # deferred: the comment writer, loaded only by --add-noqa
 
     result = add_noqa(report.diagnostics, settings.max_file_size)
     for e in [*report.errors, *result.errors]:
@@ -463,9 +465,6 @@ WATCH_INTERVAL = 0.5
 def _watch_snapshot(targets: List[str], settings) -> dict:
     """(modification time, size) of every file a check of `targets` would read, and of every configuration file
     that could apply (one created later is seen too)."""
-    from fixinplace.discovery import discover
-    from fixinplace.settings import CONFIG_NAMES, common_folder
-
     files = list(discover(targets, settings).files)
     start = common_folder(targets, Path.cwd())
     files += [str(folder / name) for folder in (start, *start.parents) for name in CONFIG_NAMES]
@@ -484,8 +483,6 @@ def _watch_snapshot(targets: List[str], settings) -> dict:
 def _watch(once, show, targets: List[str], current_settings, output_file: Optional[Path]) -> None:
     """`check --watch`: check, then check again after each change to the files or the configuration (polling),
     until interrupted. A configuration that became invalid is reported (one line) and watched until it is fixed."""
-    import time
-
     seen = None
     while True:
         current = _watch_snapshot(targets, current_settings())
@@ -567,17 +564,14 @@ def fix(
         if verify:
             raise _fail("--verify needs files, not standard input")
         raise typer.Exit(_fix_stdin(_read_stdin(), stdin_filename, settings, output_file, quiet, show_fixes))
-    from fixinplace.fix.run import run_fix
+    from fixinplace.fix.remote import withdraw_dropped  # deferred: the fix stage (LibCST), loaded only by `fix`
+    from fixinplace.fix.run import run_fix, settle  # deferred: the fix stage (LibCST), loaded only by `fix`
 
     if timeout <= 0:
         raise _fail("--timeout must be positive")
     memory_cap = _memory(memory)
     report = run_fix(targets, settings, apply=apply and not verify)
     if verify:
-        from fixinplace.fix.run import settle
-
-        from fixinplace.fix.remote import withdraw_dropped
-
         _keep_verified(report, settings, apply, timeout, memory_cap)
         withdraw_dropped(report.outcomes)
         settle(report, settings)
@@ -597,7 +591,7 @@ def fix(
 def _fix_stdin(data: bytes, stdin_filename: Optional[str], settings, output_file: Optional[Path], quiet: bool,
                show_fixes: bool) -> int:
     """`fix -`: the fixed code on stdout (the input unchanged when it cannot be fixed), the summary on stderr."""
-    from fixinplace.stdin import STDIN, fix_stdin
+    from fixinplace.stdin import STDIN, fix_stdin  # deferred: standard input's fix, only for `fix -`
 
     name = stdin_filename or STDIN
     result = fix_stdin(data, name, settings)
@@ -607,8 +601,7 @@ def _fix_stdin(data: bytes, stdin_filename: Optional[str], settings, output_file
     elif not quiet:
         fixed = len(result.applied)
         if result.applied:  # hazards, not fixes (one fix can clear several), as `fix PATH` counts them
-            from fixinplace.engine import SourceError
-            from fixinplace.fix.run import reported_hazards
+            from fixinplace.fix.run import reported_hazards  # deferred: the fix stage (LibCST), only by `fix`
 
             try:
                 fixed = max(len(reported_hazards(data, name, settings)) - len(result.remaining), 0)
@@ -666,10 +659,10 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
     """`fix --verify`: verify every patched file. A file whose fixes verify together keeps them all; otherwise each
     fix is verified alone, and the file keeps the fixes that verified (verified again together), the others staying
     in `remaining`. With `apply`, the kept patches are written."""
-    from fixinplace.fix.checked import fix_text
-    from fixinplace.fix.files import FileError, PatchError, make_patch
-    from fixinplace.fix.run import write_outcome
-    from fixinplace.verify import pair_of, verify_pairs
+    from fixinplace.fix.checked import fix_text  # deferred: the fix stage (LibCST), loaded only by `fix`
+    from fixinplace.fix.files import FileError, PatchError, make_patch  # deferred: the fix stage, only by `fix`
+    from fixinplace.fix.run import write_outcome  # deferred: the fix stage (LibCST), loaded only by `fix`
+    from fixinplace.verify import pair_of, verify_pairs  # deferred: the verifier, loaded only by --verify
 
     report.apply = apply
     for o in report.outcomes:
@@ -753,7 +746,7 @@ _UNITS = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 def _memory(value: Optional[str]) -> Optional[int]:
     """The bytes of a --memory SIZE (`4G`, `512M`, `1.5GiB`; None for `none`), its default when not given."""
-    from fixinplace.verify.runner import DEFAULT_MEMORY, MIN_MEMORY, size_text
+    from fixinplace.verify.runner import DEFAULT_MEMORY, MIN_MEMORY, size_text  # deferred: the verifier, not for check
 
     if value is None:
         return DEFAULT_MEMORY
@@ -847,11 +840,9 @@ def verify(
     notebook) by running the whole file, as changed module-level code is. Exit 0 when every result is verified (skipped results alone also exit 0, with a note), 1 when any failed,
     2 on usage errors. User code runs only in the child process; the patched code is never written to the file.
     """
-    from fixinplace.discovery import discover
-    from fixinplace.fix.files import PatchError, read_file
-    from fixinplace.engine import SourceError
-    from fixinplace.verify import SCRIPT_ENTRY, defines, fix_pair, verify_pairs
-    from fixinplace.verify.report import render_json, render_text
+    from fixinplace.fix.files import PatchError, read_file  # deferred: the fix stage (LibCST), not loaded by check
+    from fixinplace.verify import SCRIPT_ENTRY, defines, fix_pair, verify_pairs  # deferred: only `verify` needs it
+    from fixinplace.verify.report import render_json, render_text  # deferred: the verifier, only for `verify`
 
     if inputs and not entry:
         raise _fail("--inputs needs --entry")
@@ -867,7 +858,7 @@ def verify(
     for path in found.files:
         try:
             if is_notebook(path):
-                from fixinplace.verify.notebooks import notebook_code
+                from fixinplace.verify.notebooks import notebook_code  # deferred: the verifier, only for `verify`
 
                 notebooks[path] = notebook_code(path, settings.max_file_size)
                 text = notebooks[path].text
@@ -884,7 +875,7 @@ def verify(
         pairs.append(pair)
     report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout, memory=memory_cap)
     if notebooks:
-        from fixinplace.verify.notebooks import place_results
+        from fixinplace.verify.notebooks import place_results  # deferred: the verifier, only for `verify`
 
         for path, code in notebooks.items():
             place_results(report.results, path, code)
@@ -917,7 +908,7 @@ def lsp(
         if not port.isdigit() or not 0 < int(port) < 65536:
             raise _fail(f"--tcp: expected HOST:PORT or PORT, got {tcp!r}")
         tcp = f"{host or '127.0.0.1'}:{port}"
-    from fixinplace.lsp.server import serve
+    from fixinplace.lsp.server import serve  # deferred: the language server (pygls), only for `lsp`
 
     serve(tcp)
 
@@ -947,7 +938,7 @@ def trace(
     Arguments after SCRIPT (or -m MODULE) are the program's. Exit status: the program's own, or 1 when it exited
     0 and a hazard was found; 2 when the script or module cannot be found (or the report file cannot be written).
     """
-    from fixinplace.trace.runner import TargetError, run_traced
+    from fixinplace.trace.runner import TargetError, run_traced  # deferred: the tracer (torch), only for `trace`
 
     try:
         code = run_traced(target, list(ctx.args), module=module, output_format=output_format.value,
@@ -975,8 +966,8 @@ def rule(
     output_file: OutputFileOption = None,
 ) -> None:
     """Explain a rule (or every rule, with --all): what it finds, why it matters, and examples."""
-    from fixinplace.rules import RULES, RULES_BY_CODE
-    from fixinplace.rule_text import rule_json, rule_text
+    from fixinplace.rule_text import rule_json, rule_text  # deferred: the rules' explanations, only for `rule`
+    from fixinplace.rules import RULES, RULES_BY_CODE  # deferred: the rule table, which a clean check never loads
 
     if all_rules == (code is not None):
         raise _fail("give one rule code (fixinplace rule FIP101) or --all")
@@ -989,8 +980,6 @@ def rule(
             raise _fail(f"unknown rule {code!r} (known: {', '.join(r.code for r in RULES)})")
         chosen = [found]
     if output_format is RuleFormat.json:
-        import json
-
         rows = [rule_json(r) for r in chosen]
         _emit(json.dumps(rows if all_rules else rows[0], indent=2) + "\n", output_file)
     else:
@@ -1005,8 +994,6 @@ def version(
 ) -> None:
     """Print the version."""
     if output_format is RuleFormat.json:
-        import json
-
         print(json.dumps({"version": __version__}))
     else:
         print(f"{PROG} {__version__}")
@@ -1027,15 +1014,11 @@ def generate_shell_completion(
     shell: Annotated[Shell, typer.Argument(metavar="SHELL", help="bash, zsh or fish.", case_sensitive=False)],
 ) -> None:
     """Print the shell's completion script (e.g. `eval "$(fixinplace generate-shell-completion bash)"`)."""
-    from typer._completion_shared import get_completion_script
-
     print(get_completion_script(prog_name=PROG, complete_var=COMPLETE_VAR, shell=shell.value).rstrip("\n"))
 
 
 def _clean_message(message: str) -> str:
     """A click/typer usage message without the type-checking library's wording."""
-    import re
-
     message = message.replace("Value error, ", "")
     message = re.sub(r"Input should be a valid (integer|number)[^(]*", r"expected \1 ", message)
     return one_line(message)
@@ -1045,8 +1028,6 @@ def run(argv: Optional[List[str]] = None) -> int:
     """Run the command line and return its exit code (usage errors: one line on stderr, code 2)."""
     command = typer.main.get_command(app)
     if os.environ.get(COMPLETE_VAR):  # a completion script asking for completions
-        from typer._completion_classes import completion_init
-
         completion_init()
     try:
         rv = command.main(args=argv, prog_name=PROG, standalone_mode=False)

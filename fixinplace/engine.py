@@ -39,8 +39,12 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Protocol, Sequence
 
 from fixinplace import prefilter
+from fixinplace.analysis import analyze_module
+from fixinplace.analysis.project import (MAX_MODULE_BYTES, dependency_files, dependency_fingerprint, overlaid_text,
+                                         overlay_key)
 from fixinplace.deep import RECURSION_LIMIT, deep_call
 from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Severity, one_line
+from fixinplace.discovery import discover
 from fixinplace.lines import line_texts
 from fixinplace.notebook import NotebookError, decode_notebook, parse_notebook, syntax_error, to_cells
 from fixinplace.parsing import parse_module
@@ -266,8 +270,6 @@ def sort_key(diag: Diagnostic) -> tuple:
 
 
 def _analyze(tree: ast.Module, source: str, path: str) -> list[Diagnostic]:
-    from fixinplace.analysis import analyze_module
-
     return list(analyze_module(tree, source, path))
 
 
@@ -299,8 +301,6 @@ def analyse_source(source_text: str, path: str = "<string>") -> list[Diagnostic]
     when the text cannot be parsed (every file is parsed: a file with a syntax error never passes); text without
     any in-place pattern is not analysed.
     """
-    from fixinplace.analysis.project import overlay_key
-
     shared = _SHARED.get()
     key = (path, source_text, overlay_key())
     if shared is not None and key in shared:
@@ -319,8 +319,7 @@ def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
     imports_write = functools.cache(lambda: _imports_in_place_writes(source_text, path))
     if not might_write_in_place(source_text) and not imports_write():
         return []
-    from fixinplace.analysis.components import analyse_components
-    from fixinplace.analysis.project import dependency_fingerprint
+    from fixinplace.analysis.components import analyse_components  # deferred: only for a file that may write in place
 
     def worth_analysing(part) -> bool:
         # A part with no in-place write form reports nothing, unless it imports project code that writes.
@@ -338,8 +337,6 @@ def _analyse_source(source_text: str, path: str) -> list[Diagnostic]:
 def _imports_in_place_writes(source_text: str, path: str) -> bool:
     """Whether a project module the file imports has an in-place write form: the file may run it (a training
     loop whose optimizer steps live in a trainer class of another file)."""
-    from fixinplace.analysis.project import MAX_MODULE_BYTES, dependency_files, overlaid_text
-
     for dependency in dependency_files(path, source_text):
         try:
             text = overlaid_text(dependency)
@@ -453,7 +450,7 @@ _CACHES: dict = {}
 
 def _cache_for(settings: Settings, refine: Refine | None = None):
     """The `fixinplace.cache.Cache` of these settings and refinement (one per process)."""
-    from fixinplace.cache import Cache
+    from fixinplace.cache import Cache  # deferred: the cache, only for a check that uses it (not fix, the LSP)
 
     variant = f"{refine.__module__}.{refine.__qualname__}" if refine is not None else ""
     key = (settings, prefilter.enabled(), variant)  # the filter switch is part of the cache key
@@ -514,7 +511,7 @@ def _check_many(files: Sequence[str], settings: Settings, progress: Progress | N
         large = {i for i, f in enumerate(files) if _size(f) > LARGE_FILE_BYTES}
         small = [f for i, f in enumerate(files) if i not in large]
         try:
-            from concurrent.futures import ProcessPoolExecutor
+            from concurrent.futures import ProcessPoolExecutor  # deferred: multiprocessing, only for worker processes
 
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 done = []
@@ -556,8 +553,6 @@ def run_check(paths: Sequence[str], settings: Settings | None = None, progress: 
 
     The report is the same whatever the number of processes and whether results came from the cache.
     """
-    from fixinplace.discovery import discover
-
     settings = settings or Settings()
     found = discover(paths, settings)
     report = Report(files=list(found.files), errors=list(found.errors))

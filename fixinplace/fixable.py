@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fixinplace.diagnostics import Fix, blocking
+
 
 def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=None) -> list:
     """`diagnostics` (of `text`) with each error's and warning's fix set to what `fix --apply` does to it (see the
     module's docstring); `admissible`: which rewritten texts may be made, for a notebook's joined cells."""
-    from fixinplace.diagnostics import blocking
-
     hazards = blocking(diagnostics)
     if not hazards:
         return diagnostics
@@ -44,7 +44,7 @@ def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=No
         more = cleared_by_fix(text, path, hazards, replace(settings, unsafe_fixes=True), admissible)
     if admissible is None:
         # A call's hazard whose writes are in other files: what `fix` does when those files are fixed with this one.
-        from fixinplace.fix.remote import offer_across
+        from fixinplace.fix.remote import offer_across  # deferred: the fix stage (LibCST), only for a file with hazards
 
         for d in hazards:
             if id(d) not in cleared and d.facts is not None and d.facts.remotes:
@@ -74,9 +74,8 @@ def cleared_by_fix(text: str, path: str, hazards: list, settings, admissible=Non
     """Which of `hazards` (errors and warnings of `text`) `fixinplace fix --apply` with these settings clears, as
     {id(diagnostic): the fix that clears it}: the fix `fix` applies to it, else one naming the fix that clears it
     along the way."""
-    from fixinplace.diagnostics import Fix
-    from fixinplace.fix import fix_text
-    from fixinplace.fix.checked import Version, accepts
+    from fixinplace.fix import fix_text  # deferred: the fix stage (LibCST), only for a file with errors or warnings
+    from fixinplace.fix.checked import Version, accepts  # deferred: the fix stage (LibCST), as above
 
     result = fix_text(text, path, settings, admissible=admissible)
     if not result.applied:

@@ -15,10 +15,10 @@ _LANGUAGE_SERVER = (["lsp"], ["lsp", "--stdio"])
 def main() -> None:
     """Run the `fixinplace` command with this process's arguments and exit with its status."""
     if sys.argv[1:] in _LANGUAGE_SERVER:
-        from fixinplace.lsp.server import serve
+        from fixinplace.lsp.server import serve  # deferred: the language server, started without typer's cost
 
         serve(None)
         sys.exit(0)
-    from fixinplace.cli import main as cli_main
+    from fixinplace.cli import main as cli_main  # deferred: the command line (typer), not for the server
 
     cli_main()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from fixinplace.diagnostics import Diagnostic, FileError, one_line
+from fixinplace.engine import SourceError
 from fixinplace.lines import split_lines
 from fixinplace.reading import is_notebook
 
@@ -102,8 +103,8 @@ def add_comments(text: str, diagnostics: Iterable[Diagnostic]) -> tuple[str, int
 
 def add_noqa(diagnostics: Iterable[Diagnostic], max_size: Optional[int] = None) -> NoqaReport:
     """Add a suppression comment for each diagnostic to its file (rewritten atomically)."""
-    from fixinplace.engine import SourceError
-    from fixinplace.fix.files import PatchError, make_patch, read_file, write_patch
+    from fixinplace.fix.files import (  # deferred: the fix stage (LibCST), which the LSP does not load at start
+        PatchError, make_patch, read_file, write_patch)
 
     report = NoqaReport()
     by_file: dict[str, list[Diagnostic]] = {}
@@ -130,9 +131,8 @@ def add_noqa(diagnostics: Iterable[Diagnostic], max_size: Optional[int] = None) 
 
 def _add_to_notebook(path: str, diagnostics: list[Diagnostic], max_size: Optional[int], report: NoqaReport) -> None:
     """`add_noqa` for a notebook: each comment goes into the cell that `Diagnostic.cell` names."""
-    from fixinplace.engine import SourceError
-    from fixinplace.fix.files import PatchError, write_patch
-    from fixinplace.fix.notebooks import notebook_patch, read_notebook
+    from fixinplace.fix.files import PatchError, write_patch  # deferred: the fix stage (LibCST), not at LSP start
+    from fixinplace.fix.notebooks import notebook_patch, read_notebook  # deferred: the fix stage, not at LSP start
 
     try:
         source, notebook = read_notebook(path, max_size)

@@ -17,15 +17,18 @@
 
 from __future__ import annotations
 
+import ast
 import bisect
 import difflib
 import json
 import re
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Sequence
 
-from fixinplace.lines import split_lines
+from fixinplace.diagnostics import Related, one_line
+from fixinplace.lines import line_texts, split_lines
 
 
 #: What a masked line becomes (after the line's own indentation).
@@ -447,8 +450,6 @@ def decode_notebook(data: bytes) -> str:
 def cell_lines(text: str, number: int) -> list[str] | None:
     """The lines (without endings) of cell `number` (1-based, among all cells) of a notebook's JSON text, or None
     when the text is not a notebook or has no such cell."""
-    from fixinplace.lines import line_texts
-
     cells = _cells_of(text)
     if cells is None or not 1 <= number <= len(cells):
         return None
@@ -471,10 +472,6 @@ def _place(joined: JoinedCells, numbers: Sequence[int], line: int) -> tuple[int,
 def to_cells(diagnostics: Sequence, joined: JoinedCells, numbers: Sequence[int]) -> list:
     """Diagnostics of the joined text placed in their cells: `cell` set (`numbers[i]`: the notebook's number of
     the i-th code cell), lines counted in the cell; a span that runs into the next cell ends with its own cell."""
-    from dataclasses import replace
-
-    from fixinplace.diagnostics import Related
-
     out = []
     for d in diagnostics:
         if not joined.starts:
@@ -528,11 +525,6 @@ def _listed(items: Sequence[str]) -> str:
 def syntax_error(joined: JoinedCells, numbers: Sequence[int]) -> str | None:
     """`syntax error in cell N at line L:C: ...` for the first code cell that does not parse alone (IPython
     syntax masked), or None when each one does."""
-    import ast
-    import warnings
-
-    from fixinplace.diagnostics import one_line
-
     for index, start in enumerate(joined.starts):
         text = "".join(joined.lines[start - 1: start - 1 + joined.sizes[index]])
         try:

@@ -64,8 +64,9 @@ class ProgressBar:
     def _maybe_show(self) -> None:
         if self.total == 0 or self.done >= self.total or time.monotonic() - self.started < self.delay:
             return
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.console import Console  # deferred: rich, loaded only when a slow run shows the bar
+        from rich.progress import (  # deferred: rich, loaded only when a slow run shows the bar
+            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn)
 
         self._bar = Progress(
             TextColumn("{task.description}"),

@@ -33,7 +33,7 @@ def pytest_runtest_protocol(item, nextitem):
     if found is None:
         yield
         return
-    from fixinplace.trace.tracer import Tracer
+    from fixinplace.trace.tracer import Tracer  # deferred: the tracer (torch), only with --fixinplace-trace
 
     tracer = Tracer()
     with tracer:
@@ -47,7 +47,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     found = config.stash.get(_KEY, None)
     if not found:
         return
-    from fixinplace.trace.report import render
+    from fixinplace.trace.report import render  # deferred: the trace package, only with --fixinplace-trace
 
     terminalreporter.section("fixinplace trace")
     for nodeid, findings in found:
@@ -59,7 +59,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     """Exit with 1 when all tests passed but the tracer found a hazard that a backward ran into."""
     found = session.config.stash.get(_KEY, None)
     if found and exitstatus == 0:
-        from fixinplace.trace.findings import affected_run
+        from fixinplace.trace.findings import affected_run  # deferred: the trace package, only with --fixinplace-trace
 
         if any(affected_run(findings) for _, findings in found):
             session.exitstatus = 1

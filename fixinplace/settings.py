@@ -228,7 +228,7 @@ def extended_selection(select: tuple[str, ...], extra: tuple[str, ...]) -> tuple
 
 
 def _known_codes() -> tuple[str, ...]:
-    from fixinplace.rules import RULES
+    from fixinplace.rules import RULES  # deferred: the rule table, loaded only when a code selector is parsed
 
     return tuple(rule.code for rule in RULES)
 

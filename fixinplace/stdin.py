@@ -15,6 +15,7 @@ from typing import Optional
 from fixinplace.diagnostics import Diagnostic, FileError, one_line
 from fixinplace.engine import Refine, Report, SourceError, check_bytes, decode_source_bytes
 from fixinplace.globs import ExcludeGlob
+from fixinplace.notebook import NotebookError, decode_notebook, parse_notebook
 from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
@@ -77,7 +78,7 @@ class StdinFix:
 
 def fix_stdin(data: bytes, path: str, settings: Settings) -> StdinFix:
     """Every fix `fix --apply` would make to one text read from standard input, shown as `path`."""
-    from fixinplace.fix.checked import fix_text
+    from fixinplace.fix.checked import fix_text  # deferred: the fix stage (LibCST), not loaded by `check -`
 
     if path != STDIN and is_excluded(path, settings):
         return StdinFix(data)
@@ -106,9 +107,8 @@ def fix_stdin(data: bytes, path: str, settings: Settings) -> StdinFix:
 
 def _fix_notebook_stdin(data: bytes, path: str, settings: Settings) -> StdinFix:
     """`fix_stdin` of a notebook's JSON: the notebook with its code cells fixed (`fixinplace.fix.notebooks`)."""
-    from fixinplace.fix.files import PatchError
-    from fixinplace.fix.notebooks import fix_cells
-    from fixinplace.notebook import NotebookError, decode_notebook, parse_notebook
+    from fixinplace.fix.files import PatchError  # deferred: the fix stage (LibCST), not loaded by `check -`
+    from fixinplace.fix.notebooks import fix_cells  # deferred: the fix stage (LibCST), not loaded by `check -`
 
     try:
         notebook = parse_notebook(decode_notebook(data))

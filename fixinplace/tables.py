@@ -141,6 +141,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import inspect
 import itertools
 import json
@@ -154,6 +155,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import torch
+import torch.nn.functional as F
+from torch.nn.modules.lazy import LazyModuleMixin
+from torch.utils._python_dispatch import TorchDispatchMode
+
+try:
+    import numpy
+except ImportError:  # pragma: no cover - numpy is optional to torch (the OpInfo samples need it)
+    numpy = None
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "saved_tensors.json"
 FORMAT = 4  # 4: arguments an op writes (variant "writes"), the function a module delegates to
@@ -192,12 +201,8 @@ def _seed_cpu(seed: int) -> None:
 def _seed() -> None:
     _seed_cpu(SEED)
     random.seed(SEED)
-    try:
-        import numpy
-
+    if numpy is not None:
         numpy.random.seed(SEED)
-    except ImportError:  # pragma: no cover
-        pass
 
 
 # --------------------------------------------------------------------------------------------------
@@ -501,8 +506,6 @@ class _Names:
     """Identity index: callable object -> public names ("f:torch.exp", "m:exp")."""
 
     def __init__(self) -> None:
-        import importlib
-
         self.by_id: dict[int, list[str]] = {}
         self._keep: list[Any] = []
         self.functions: dict[str, Any] = {}
@@ -583,8 +586,6 @@ def _capture(fn: Callable, args: tuple, kwargs: dict, names: _Names,
 
 
 def _aten_ops_called(fn: Callable, args: tuple) -> list[str]:
-    from torch.utils._python_dispatch import TorchDispatchMode
-
     seen: list[str] = []
 
     class _Rec(TorchDispatchMode):
@@ -1407,8 +1408,6 @@ def _inplace_effect(run: Callable[[bool, torch.Tensor], Any],
 
 
 def _measure_inplace_functions(op_db: list, names: _Names, counters: _Counters) -> dict:
-    import torch.nn.functional as F
-
     samples_for: dict[str, list[tuple[tuple, dict]]] = {}
     for o in op_db:
         dtype = _pick_dtype(o.supported_dtypes("cpu"))
@@ -1480,8 +1479,6 @@ def _public_module_classes() -> dict[type, str]:
 
 def _module_run(cls: type, cargs: tuple, ckwargs: dict, fargs: tuple, fkwargs: dict, dtype: torch.dtype,
                 training: bool, input_rg: bool, params_rg: bool) -> tuple[dict, list[str], list[str], int, int] | None:
-    from torch.nn.modules.lazy import LazyModuleMixin
-
     _seed()
     m = cls(*cargs, **ckwargs)
     m.to(dtype)
@@ -1669,7 +1666,7 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple[dict, list[str]]:
-    from torch.testing._internal.common_modules import module_db
+    from torch.testing._internal.common_modules import module_db  # deferred: torch's test suite, muted by generate()
 
     public = _public_module_classes()
     modules: dict[str, dict] = {}
@@ -1820,8 +1817,6 @@ def _quick_sample_iterators(common_utils: Any):
         _seed_cpu(seed)
         random.seed(seed)
         if common_utils.TEST_NUMPY:
-            import numpy
-
             numpy.random.seed(seed)
 
     saved = common_utils.extract_test_fn, common_utils.set_rng_seed
@@ -1838,8 +1833,8 @@ def generate(verbose: bool = False) -> dict:
     with warnings.catch_warnings(), contextlib.redirect_stdout(sys.stderr if verbose else _Sink()), \
             contextlib.ExitStack() as stack:
         warnings.simplefilter("ignore")
-        from torch.testing._internal import common_utils
-        from torch.testing._internal.common_methods_invocations import op_db
+        from torch.testing._internal import common_utils  # deferred: torch's test suite, imported with warnings muted
+        from torch.testing._internal.common_methods_invocations import op_db  # deferred: as common_utils, muted
 
         torch.set_default_dtype(torch.float32)
         stack.enter_context(_quick_sample_iterators(common_utils))

@@ -5,6 +5,7 @@ fix -> verify -> front ends). Read from the source with `ast`, every import coun
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,37 @@ def test_the_check_stage_imports_no_later_stage_nor_libcst_or_torch(name: str):
 def test_the_codemods_read_only_the_facts_of_fixinplace(name: str):
     ours = sorted(t for t in GRAPH[name] if t.startswith("fixinplace"))
     assert set(ours) <= {"fixinplace.facts"}, f"{name} imports {ours}"
+
+
+# A function-level import says why it is not at the top of its module, on its first line: `# deferred: <reason>`
+# (the heavy module it keeps out of a start-up: torch, LibCST, rich, a later stage of the pipeline).
+DEFERRED = re.compile(r"# deferred: \S")
+
+
+def _function_level_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, text of its first line) of every import inside a function of the file at `path`."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.update(inner.lineno for inner in ast.walk(node) if isinstance(inner, (ast.Import, ast.ImportFrom)))
+    return [(line, lines[line - 1]) for line in sorted(found)]
+
+
+def test_the_reader_of_function_level_imports(tmp_path: Path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\n\n\ndef f():\n    import json  # deferred: a reason\n\n    class C:\n"
+                      "        def g(self):\n            from x import (  # deferred: another\n                y)\n"
+                      "            import z\n", encoding="utf-8")
+    found = _function_level_imports(sample)
+    assert [line for line, _ in found] == [5, 9, 11]
+    assert [line for line, text in found if not DEFERRED.search(text)] == [11]
+
+
+def test_every_function_level_import_says_why_it_is_deferred():
+    missing = [f"{path.relative_to(ROOT)}:{line}: {text.strip()}"
+               for path in sorted(MODULES.values()) for line, text in _function_level_imports(path)
+               if not DEFERRED.search(text)]
+    assert missing == [], "imports inside functions without a `# deferred: <reason>` comment (move them to the " \
+                          "top of the module, or say what they defer):\n" + "\n".join(missing)

@@ -26,6 +26,7 @@ from fixinplace.analysis.frame import (
     join_envs,
     join_values,
 )
+from fixinplace.analysis.moves import block_index
 from fixinplace.analysis.report import Reporter, shorten
 from fixinplace.analysis.summaries import CallMemo
 from fixinplace.analysis.values import (
@@ -412,8 +413,6 @@ class Interpreter:
     def block_of(self, stmt: ast.stmt) -> tuple[list, int] | None:
         """The block (statement list) a statement of the file stands in, and its index there."""
         if self._blocks is None:
-            from fixinplace.analysis.moves import block_index
-
             self._blocks = block_index(self.tree)
         return self._blocks.get(id(stmt))
 

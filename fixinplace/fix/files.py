@@ -176,8 +176,9 @@ def validate_diff(diff: str, old: str, new: str, shown_path: str) -> None:
 
     Raises `PatchError` otherwise (a bug, reported for the file instead of printing a broken patch).
     """
-    import unidiff
-    from unidiff.constants import LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
+    import unidiff  # deferred: unidiff, only when a patch is made (check's [*] marks load this module too)
+    from unidiff.constants import (  # deferred: unidiff, as above
+        LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED)
 
     try:
         patch_set = unidiff.PatchSet(diff)

@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 
 from fixinplace.engine import SourceError, read_source_bytes
+from fixinplace.fix.checked import fix_text, offer
 from fixinplace.fix.files import (FileOutcome, FilePatch, PatchError, SourceFile, display_path,
                                   dominant_newline, guarded_outcome, normalize_newlines, unified_diff, validate_diff,
                                   write_if_changed)
@@ -70,8 +71,6 @@ class NotebookFix:
 def fix_cells(notebook: Notebook, path: str, settings: Settings) -> NotebookFix:
     """Every checked fix of the notebook's code cells, joined and fixed as one text. Raises `SourceError` (a cell
     that does not parse) or `PatchError` (a fix that cannot be split back into cells)."""
-    from fixinplace.fix.checked import fix_text, offer
-
     joined = notebook.join()
     numbers = notebook.code_cell_numbers()
     broken = syntax_error(joined, numbers)

@@ -32,7 +32,9 @@ from fixinplace.facts import RemoteWrite
 from fixinplace.fix.candidates import remote_candidates
 from fixinplace.fix.checked import LineMap, Version, accepts, keep_untouched_lines
 from fixinplace.fix.files import FileOutcome, PatchError, SourceFile, make_patch, read_file
+from fixinplace.fix.notebooks import read_notebook
 from fixinplace.fix.units import parse_for_rewriting
+from fixinplace.notebook import parse_notebook, to_cells
 from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
@@ -98,9 +100,6 @@ class _NotebookCaller(_File):
 
 def _notebook_caller(outcome: FileOutcome, settings: Settings) -> list[_File]:
     """The notebook of an outcome as a caller (with its fixes in place), or nothing when it cannot be read."""
-    from fixinplace.fix.notebooks import read_notebook
-    from fixinplace.notebook import parse_notebook, to_cells
-
     try:
         source, notebook = read_notebook(outcome.path, settings.max_file_size)
         if outcome.patch is not None and outcome.patch.changed:

@@ -11,12 +11,18 @@ Reading, diffing and writing each file without damage is `fixinplace.fix.files`.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
+from fixinplace.analysis.project import dependency_files
+from fixinplace.cache import code_text
 from fixinplace.diagnostics import Diagnostic, FileError, blocking, one_line
-from fixinplace.engine import SourceError, shared_analyses
+from fixinplace.discovery import discover
+from fixinplace.engine import (SourceError, check_bytes, decode_source, read_source_bytes, select_diagnostics,
+                               shared_analyses)
+from fixinplace.fix.checked import fix_text, offer
 from fixinplace.fix.files import (FileOutcome, FilePatch, PatchError, guarded_outcome, make_patch, read_file,
                                   write_if_changed, write_patch)
 from fixinplace.fix.notebooks import fix_notebook
@@ -84,8 +90,6 @@ def fix_file(path: str, settings: Settings, *, apply: bool = False, cwd: str | N
 
 
 def _fix_file(path: str, settings: Settings, apply: bool, cwd: str | None) -> FileOutcome:
-    from fixinplace.fix.checked import fix_text, offer
-
     if is_notebook(path):
         return _count_found(fix_notebook(path, settings, apply=apply, cwd=cwd), settings)
 
@@ -121,10 +125,6 @@ def _count_found(outcome: FileOutcome, settings: Settings) -> FileOutcome:
 def reported_hazards(data: bytes, path: str, settings: Settings, at: str | None = None) -> list[Diagnostic]:
     """The errors and warnings `check` reports for a file whose bytes are `data` (a notebook's too); `at`: where
     to analyse it instead of `path` (its copy in a shadow tree), the diagnostics still naming `path`."""
-    from dataclasses import replace
-
-    from fixinplace.engine import check_bytes, select_diagnostics
-
     if at is None:
         return blocking(check_bytes(data, path, settings)[0])
     found, _ = check_bytes(data, at, replace(settings, per_file_ignores=()))
@@ -135,8 +135,6 @@ def run_fix(paths: Sequence[str], settings: Settings | None = None, *, apply: bo
             cwd: str | None = None) -> FixReport:
     """Discover the files under `paths` (as `check` does) and fix each one (unsafe fixes too when
     `settings.unsafe_fixes`); a file reached twice (a symlink and its target) is fixed once."""
-    from fixinplace.discovery import discover
-
     settings = settings or Settings()
     found = discover(paths, settings)
     report = FixReport(errors=list(found.errors), apply=apply, unsafe=settings.unsafe_fixes)
@@ -186,10 +184,6 @@ def settle(report: FixReport, settings: Settings) -> None:
     dropped or cut down. Without `apply` the changed modules are not on disk: such a file is analysed in a shadow
     tree holding it, the modules it imports (changed ones with their new text) and the `__init__.py` files that
     make their packages."""
-    from fixinplace.analysis.project import dependency_files
-    from fixinplace.cache import code_text
-    from fixinplace.engine import read_source_bytes
-
     final: dict[str, bytes] = {}  # absolute path -> new bytes, of each file the fixes change
     for o in report.outcomes:
         if o.patch is not None and o.patch.changed and (o.written or not report.apply):
@@ -225,11 +219,6 @@ def _offered(data: bytes, path: str, hazards: list[Diagnostic], settings: Settin
     """Remaining hazards with the fix `--unsafe-fixes` would apply (for the summary's list), for a Python file."""
     if not hazards or settings.unsafe_fixes or is_notebook(path):
         return hazards
-    from dataclasses import replace
-
-    from fixinplace.engine import decode_source
-    from fixinplace.fix.checked import offer
-
     where = at or path
     offered = offer(decode_source(data), where, [replace(d, path=where) for d in hazards], settings)
     return [replace(d, path=path) for d in offered]
@@ -284,6 +273,4 @@ class _Shadow:
         return self.path(absolute)
 
     def remove(self) -> None:
-        import shutil
-
         shutil.rmtree(self.root, ignore_errors=True)

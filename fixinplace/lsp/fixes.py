@@ -66,7 +66,7 @@ class TextFixes:
     def checker(self):  # noqa: ANN201 (fixinplace.fix.checked.Checker: LibCST is imported with it)
         """What tries the candidates (made once)."""
         if self._checker is None:
-            from fixinplace.fix.checked import Checker, Version
+            from fixinplace.fix.checked import Checker, Version  # deferred: LibCST, loaded at the first fix
 
             self._version = Version(self.text, self._hazards)
             self._checker = Checker(self.path, self.settings, self.settings.unsafe_fixes, self.settings.fix_style,
@@ -121,7 +121,7 @@ class TextFixes:
         texts it makes there; no fix when none passes, or in a notebook."""
         if is_notebook(self.path) or target.facts is None or not target.facts.remotes:
             return Offered(replace(d, fix=None), None)
-        from fixinplace.fix.remote import offer_across
+        from fixinplace.fix.remote import offer_across  # deferred: the fix stage (LibCST), not loaded at start
 
         across = offer_across(self.text, self.path, target, self.settings)
         if across is None:

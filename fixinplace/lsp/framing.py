@@ -16,6 +16,7 @@ import re
 import threading
 from typing import Any
 
+from cattrs import transform_error
 from lsprotocol import types
 
 log = logging.getLogger(__name__)
@@ -158,8 +159,6 @@ def _decode(body: bytes, protocol: Any) -> Any:
 
 def _why(error: Exception) -> str:
     """What is wrong with a message, in one line (cattrs names each bad field and where it is)."""
-    from cattrs import transform_error
-
     try:
         reasons = transform_error(error)
     except Exception:  # not a cattrs error

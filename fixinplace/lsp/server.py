@@ -512,7 +512,7 @@ def fix_all_edits(snapshot: Snapshot, stale: Callable[[], bool] | None = None) -
     """The edits, per document, that make the text what `fixinplace fix` makes of it (safe fixes only unless the
     settings allow unsafe ones, as `fix` does); none when it does not parse, or when `stale()` turns true before
     the work is done."""
-    from fixinplace.fix import FixStopped, fix_text
+    from fixinplace.fix import FixStopped, fix_text  # deferred: the fix stage (LibCST), not loaded at start
 
     try:
         fixed = fix_text(snapshot.text, snapshot.path, snapshot.settings, stop=stale,
@@ -591,7 +591,7 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
 
 
 def _import_fixes() -> None:
-    import fixinplace.fix.checked  # noqa: F401 (imported for its import time)
+    import fixinplace.fix.checked  # noqa: F401  # deferred: LibCST, imported in the background after start
 
 
 def create_server() -> FixinplaceServer:

@@ -18,19 +18,19 @@ def render(report: Report, fmt: str = "text", *, color: bool = False, quiet: boo
            show_fixes: bool = False, unsafe_fixes: bool = False) -> str:
     """The report in one format, as the text to print (ends with a newline unless empty)."""
     if fmt == "text":
-        from fixinplace.output import text
+        from fixinplace.output import text  # deferred: each format is loaded only when asked for
 
         return text.render(report, color=color, quiet=quiet, show_fixes=show_fixes, unsafe_fixes=unsafe_fixes)
     if fmt == "json":
-        from fixinplace.output import json_format
+        from fixinplace.output import json_format  # deferred: each format is loaded only when asked for
 
         return json_format.render(report)
     if fmt == "sarif":
-        from fixinplace.output import sarif
+        from fixinplace.output import sarif  # deferred: each format is loaded only when asked for
 
         return sarif.render(report)
     if fmt == "github":
-        from fixinplace.output import github
+        from fixinplace.output import github  # deferred: each format is loaded only when asked for
 
         return github.render(report)
     raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")

@@ -26,7 +26,9 @@ from urllib.parse import quote
 
 from fixinplace import __version__
 from fixinplace.diagnostics import Diagnostic, Severity
+from fixinplace.docs import rule_anchor, rule_markdown
 from fixinplace.engine import Report
+from fixinplace.rules import RULES
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 #: The project's home. It has no public address yet: change this one constant when it gets one.
@@ -63,9 +65,6 @@ def _region(line: int, column: int, end_line: int | None = None, end_column: int
 
 
 def rules_descriptors() -> list[dict]:
-    from fixinplace.docs import rule_anchor, rule_markdown
-    from fixinplace.rules import RULES
-
     return [
         {
             "id": rule.code,

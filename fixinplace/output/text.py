@@ -22,6 +22,7 @@ from __future__ import annotations
 from fixinplace.diagnostics import Diagnostic, Severity, location, position, printable_path
 from fixinplace.engine import Report
 from fixinplace.lines import line_texts
+from fixinplace.notebook import cell_lines
 
 _RESET = "\x1b[0m"
 _BOLD = "\x1b[1m"
@@ -122,7 +123,7 @@ def statistics(report: Report, unsafe_fixes: bool = False) -> str:
     """Ruff's `--statistics`: one line per code, most frequent first: count, code, [*] when every one is
     fixable, the rule's name; then the errors, and the totals that the report without --statistics ends with
     (`summary`: `Found ...`, `[*] N fixable ...`)."""
-    from fixinplace.rules import RULES_BY_CODE
+    from fixinplace.rules import RULES_BY_CODE  # deferred: the rule table, which a clean check never loads
 
     rows = by_code(report)
     width = max((len(str(len(ds))) for _, ds in rows), default=1)
@@ -168,8 +169,6 @@ def _source_lines(text: str | None, cell: int | None) -> list[str] | None:
         return None
     if cell is None:
         return line_texts(text)
-    from fixinplace.notebook import cell_lines
-
     return cell_lines(text, cell)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 import types
 
+from fixinplace.trace.report import render
+
 
 class Trace:
     """A context manager running its block under the tracer; `findings` lists the hazards once it has left."""
@@ -22,7 +24,7 @@ class Trace:
         self._tracer = None
 
     def __enter__(self) -> "Trace":
-        from fixinplace.trace.tracer import Tracer, active_tracer
+        from fixinplace.trace.tracer import Tracer, active_tracer  # deferred: torch, imported when a trace starts
 
         self._tracer = active_tracer() or Tracer()
         self._tracer.__enter__()
@@ -33,8 +35,6 @@ class Trace:
         tracer.__exit__(*exc)
         self.findings = tracer.findings
         if self.report and self.findings and tracer.depth == 0:
-            from fixinplace.trace.report import render
-
             sys.stderr.write(render(self.findings, self.output_format))
             sys.stderr.flush()
 

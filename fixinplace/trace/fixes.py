@@ -5,16 +5,15 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional
 
+from fixinplace.engine import SourceError, check_source, read_source
 from fixinplace.reading import is_notebook
+from fixinplace.settings import ConfigError, load_settings
 
 
 def _guarded(cache: Dict, key: object, compute, failed: object) -> object:
     """`cache[key]`, computed once; `failed` when the file cannot be read or checked, or the analysis fails (a bug
     in the analysis must not hide the trace's findings)."""
     if key not in cache:
-        from fixinplace.engine import SourceError
-        from fixinplace.settings import ConfigError
-
         try:
             cache[key] = compute()
         except (SourceError, OSError, ConfigError):
@@ -29,9 +28,6 @@ def _guarded(cache: Dict, key: object, compute, failed: object) -> object:
 def _checked(path: str, cache: Dict) -> tuple:
     """(text, diagnostics, settings) of `check` on one file (with the nearest pyproject's settings), once per file;
     ("", [], None) when it cannot be read or checked."""
-    from fixinplace.engine import check_source, read_source
-    from fixinplace.settings import load_settings
-
     def compute() -> tuple:
         text = read_source(path)
         settings = load_settings(None, [path])  # the project's config
@@ -45,8 +41,8 @@ def fix_for(path: str, line: int, shown: str, cache: Dict) -> Optional[dict]:
     `path`:`line`, or None. Only that line's diagnostics get their fixes checked (each check re-analyses the file)."""
     if not os.path.isfile(path) or is_notebook(path):
         return None  # (a notebook's lines: `check` shows their fixes, by cell)
-    from fixinplace.fix import apply_offered, offer
-    from fixinplace.fix.files import unified_diff
+    from fixinplace.fix import apply_offered, offer  # deferred: the fix stage (LibCST), only for a line check can fix
+    from fixinplace.fix.files import unified_diff  # deferred: the fix stage (LibCST), as above
 
     text, diagnostics, settings = _checked(path, cache)
     on_line = [d for d in diagnostics if d.line == line]

@@ -6,6 +6,7 @@ import json
 from typing import List, Optional
 
 from fixinplace.trace.findings import INVALIDATED, Finding
+from fixinplace.trace.fixes import attach_fixes
 from fixinplace.trace.sites import Site
 
 
@@ -94,8 +95,6 @@ def render(findings: List[Finding], output_format: str = "text", fixes: bool = T
     """The report in `output_format` ("text" or "json"), with the static fixes attached where there are some, and
     the errors that ended the program's other threads (`fixinplace.trace.threads`)."""
     if fixes:
-        from fixinplace.trace.fixes import attach_fixes
-
         attach_fixes(findings)
     if output_format == "json":
         return render_json(findings, thread_errors)

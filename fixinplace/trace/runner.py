@@ -20,7 +20,11 @@ from typing import List, Optional
 
 from fixinplace.engine import SourceError
 from fixinplace.reading import is_notebook
+from fixinplace.trace.findings import affected_run
 from fixinplace.trace.notebooks import cell_of, compile_notebook, read_notebook
+from fixinplace.trace.report import render
+from fixinplace.trace.threads import ThreadErrors
+from fixinplace.trace.tracer import Tracer
 
 _TRACE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -163,11 +167,6 @@ def run_traced(target: str, args: List[str], *, module: bool = False, output_for
     and the report could not be written to `output_file` (it then goes to stderr, after a one-line error). Raises
     `TargetError` when the script or module does not exist (nothing has run then).
     """
-    from fixinplace.trace.findings import affected_run
-    from fixinplace.trace.report import render
-    from fixinplace.trace.threads import ThreadErrors
-    from fixinplace.trace.tracer import Tracer
-
     own_path = list(sys.path)
     _set_path(target, module)
     try:

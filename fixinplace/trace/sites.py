@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from fixinplace.trace.notebooks import cell_of
+
 # Frames in these folders or files are never the user's line (torch itself, this tracer, the runner's plumbing).
 _TRACE_DIR = os.path.dirname(os.path.abspath(__file__))
 _STDLIB_PLUMBING = ("runpy.py", "contextlib.py")
@@ -84,8 +86,6 @@ class Site:
     @property
     def cell(self) -> Optional[tuple[int, int]]:
         """(cell, line in the cell) when the line is in a notebook being traced, else None."""
-        from fixinplace.trace.notebooks import cell_of
-
         return cell_of(self.filename, self.line)
 
     @property

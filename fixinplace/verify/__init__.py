@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fixinplace.settings import Settings
 from fixinplace.verify.declare import declared_inputs
 from fixinplace.verify.plan import (MODULE, NO_INPUTS, Changed, changed_functions, defines, runs_at_top_level,
                                    zero_arg_main)
@@ -154,8 +155,7 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
 def fix_pair(path: str, text: str, settings=None) -> FilePair:
     """The (original, patched) pair of one file's text, patched by `fixinplace.fix.fix_text` with `settings`
     (unsafe fixes too when `settings.unsafe_fixes`)."""
-    from fixinplace.fix import fix_text
-    from fixinplace.settings import Settings
+    from fixinplace.fix import fix_text  # deferred: LibCST, kept out of the verify child (which imports this package)
 
     result = fix_text(text, path, settings or Settings())
     return pair_of(path, text, result.source, result.applied)

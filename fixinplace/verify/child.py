@@ -83,9 +83,9 @@ def _failed(reason: str) -> dict:
 
 def _run_job(job: dict, memory: int | None, runner_for, cuda) -> dict:
     """The message for one job, judged here from the steps its runners run (`runner_for(device)`)."""
-    from fixinplace.verify import wire
-    from fixinplace.verify.job import verify_job
-    from fixinplace.verify.remote import RunnerDied
+    from fixinplace.verify import wire  # deferred: torch, imported only once the memory cap is set (see main)
+    from fixinplace.verify.job import verify_job  # deferred: torch, imported only once the memory cap is set
+    from fixinplace.verify.remote import RunnerDied  # deferred: torch, imported only once the memory cap is set
 
     results = []
     try:
@@ -130,8 +130,9 @@ def main() -> int:
     if request.get("cwd") and sys.path and sys.path[0] in ("", os.getcwd()):
         sys.path[0] = request["cwd"]
     try:
-        import torch  # noqa: F401
-        from fixinplace.verify import job as _job, remote, steps  # noqa: F401 - once, before the runners fork
+        import torch  # noqa: F401  # deferred: torch, imported after the memory cap (what it allocates counts)
+        from fixinplace.verify import (  # deferred: torch's users, after the memory cap, once before the runners fork
+            job as _job, remote, steps)  # noqa: F401
     except BaseException as e:
         emit({"ready": False, "error": f"cannot import torch: {type(e).__name__}: {e}"})
         return 0

@@ -12,6 +12,7 @@ is seeded the same way, so both sides see the same numbers.
 from __future__ import annotations
 
 import importlib
+import random
 import sys
 from dataclasses import dataclass, field
 
@@ -38,8 +39,6 @@ class Call:
 
 def seed_all(seed: int = 0) -> None:
     """Seed `random`, torch (CPU and CUDA) and numpy when it is loaded."""
-    import random
-
     random.seed(seed)
     torch.manual_seed(seed)
     np = sys.modules.get("numpy")

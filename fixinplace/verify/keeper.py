@@ -15,7 +15,9 @@ could make one (`fixinplace.verify.cgroup`), and checks that the keeper is still
 
 from __future__ import annotations
 
+import ctypes
 import os
+import resource
 import signal
 import sys
 
@@ -27,8 +29,6 @@ CLONE_NEWPID = 0x20000000  # <linux/sched.h>
 
 
 def _libc():
-    import ctypes
-
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -78,8 +78,6 @@ def _wait_for(worker: int) -> int:
 
 def _die_like(code: int) -> None:
     if code < 0:  # die of the same signal, so that the parent reports it as the worker's
-        import resource
-
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)

@@ -36,6 +36,7 @@ import types
 from dataclasses import dataclass, field
 
 import torch
+import torch.nn.functional as F
 
 from fixinplace.verify.compare import compare, flatten
 from fixinplace.verify.inputs import Call, factory_call, module_globals, one_line, resolve, seed_all, synth_call
@@ -195,8 +196,6 @@ def composite_dropout(plain, functional: bool = True, devices: tuple[str, ...] =
 def same_dropout_masks():
     """`F.dropout` and `torch.dropout` out of place draw their CUDA masks as their in-place forms do
     (`composite_dropout`) while this is entered."""
-    import torch.nn.functional as F
-
     saved = F.dropout, torch.dropout
     F.dropout = composite_dropout(saved[0])
     torch.dropout = composite_dropout(saved[1], functional=False)

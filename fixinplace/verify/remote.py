@@ -16,7 +16,7 @@ import select
 import signal
 import struct
 
-from fixinplace.verify import wire
+from fixinplace.verify import steps, wire
 
 
 class RunnerDied(Exception):
@@ -33,8 +33,6 @@ class RemoteError(Exception):
 
 def _serve(requests: int, replies: int, key: bytes) -> None:
     """The runner's loop: run each requested step, send its value (or the error it raised)."""
-    from fixinplace.verify import steps
-
     send = wire.sender(replies, key)
     reader = os.fdopen(requests, "rb")
     while True:

@@ -7,6 +7,8 @@ Each takes and returns plain data (a job dict, strings, tensors, `Side`s): what 
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 
 import torch
 
@@ -61,9 +63,6 @@ def enter_job(path: list[str], folders: list[str]) -> None:
     `folders` (and verify's own module objects) forgotten, so that a sibling `helpers.py` of this job is imported
     afresh; torch's global switches that user code may flip (default dtype, grad mode, anomaly mode) and the
     working directory as when the runner started."""
-    import os
-    import sys
-
     if not _start:
         _start.update(cwd=os.getcwd(), dtype=torch.get_default_dtype(), folders=[])
     for name, module in list(sys.modules.items()):
