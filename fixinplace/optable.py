@@ -492,6 +492,9 @@ class ModuleEntry:
         self.buffers: list[str] = list(data["buffers"])
         self.dtype: str | None = data.get("dtype")  # the output's dtype against the input's (as OpEntry.dtype)
         self._samples: list[Mapping[str, Any]] = data["samples"]
+        # The most tensors a call returned (`nn.LSTM`: its output and `(h, c)`, 3): above 1 the call's result is a
+        # tuple, not the output tensor itself.
+        self.outputs: int = max((int(s.get("outputs", 1)) for s in self._samples), default=1)
         # The one public function the forward calls: its name, where each of its arguments comes from
         # ("input", "param:weight", "ctor:max_norm"), and the constructor's positional parameter names.
         delegate = data.get("delegate") or {}

@@ -124,3 +124,38 @@ def test_fix_text_stops_when_asked():
         fix_text(text, "m.py", Settings(), stop=stop)
     assert len(asked) == 4
     assert len(fix_text(text, "m.py", Settings(), stop=lambda: False).applied) == 30
+
+
+LSTM_OUTPUT_WRITTEN = '''\
+import torch
+from torch import nn
+
+
+def main():
+    torch.manual_seed(0)
+    lstm = nn.LSTM(4, 5, batch_first=True)
+    x = torch.randn(2, 3, 4)
+    mask = torch.zeros(2, 3, 5, dtype=torch.bool)
+    mask[:, -1] = True
+    out, _ = lstm(x)
+    out.masked_fill_(mask, 0.0)
+    loss = out.sum()
+    loss.backward()
+    return loss
+'''
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_a_call_returning_a_tuple_is_never_cloned_whole(unsafe: bool) -> None:
+    """`nn.LSTM` saves its output, but the call returns `(output, (h, c))`: `.clone()` of the call would clone a
+    tuple (AttributeError). Whatever is applied, the fixed program runs; with unsafe fixes it trains."""
+    torch = pytest.importorskip("torch")
+    fixed = fix_text(LSTM_OUTPUT_WRITTEN, "p.py", Settings(unsafe_fixes=unsafe)).source
+    assert "lstm(x).clone()" not in fixed
+    namespace: dict = {}
+    exec(compile(fixed, "p.py", "exec"), namespace)  # noqa: S102 (our own program)
+    if unsafe:
+        assert isinstance(namespace["main"](), torch.Tensor)
+    else:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            namespace["main"]()  # no safe fix applies: the program is left as it was

@@ -441,7 +441,9 @@ class ModulesMixin:
             item = saved.item
             operand, clonable = None, False
             if item == "output":
-                target, clonable = result, not module.inplace
+                # `.clone()` of the call is the output's clone only when the call returns that one tensor (an LSTM
+                # returns a tuple: its output is cloned where it is unpacked, which this save does not record).
+                target, clonable = result, not module.inplace and entry.outputs == 1
             elif item.startswith("input"):
                 if module.inplace:
                     continue
