@@ -321,8 +321,13 @@ def _clone_before(f: WriteFacts, line: int) -> list[Candidate]:
     if f.root_kind not in ("local", "argument", "global") or (f.root_kind == "global" and f.leaf_kind == "param"):
         return []
     return [_candidate(CloneBeforeWrite, "safe" if _local(f) else "unsafe",
-                       f"Clone `{f.root}` before the write so the tensor saved for backward stays intact: `{{new}}`"
+                       f"Clone `{f.root}` before the write, so that the write goes to a copy{_kept(f)}: `{{new}}`"
                        + _why_unsafe(f), line=line, name=f.root)]
+
+
+def _kept(f: WriteFacts) -> str:
+    """What writing a copy leaves intact, for a description: the saved tensor, when the write changed one."""
+    return " and the tensor saved for backward stays intact" if f.saves else ""
 
 
 def _clone_at_save(f: WriteFacts) -> list[Candidate]:
