@@ -875,7 +875,7 @@ class Interpreter:
             # tensor may be a module's tuple, `out, weights = self.attn(...)`.)
             return TensorValue(value.group, value.rg, value.leaf_rg, value.graph, value.label + "[i]", value.maybe_groups,
                                value.is_tensor, view=True, dtype=value.dtype, multi_output_of=value.multi_output_of,
-                               multi_output_sure=value.multi_output_sure)
+                               multi_output_sure=value.multi_output_sure, made_without_grad=value.made_without_grad)
         return UNKNOWN
 
     def bind_name(self, name: str, value: Value, frame: Frame) -> None:

@@ -205,11 +205,20 @@ class TensorValue(Value):
     # ... and it surely is one: the op's output itself, an element or a basic index of it, its `.T`. After another
     # op (`reshape`, `t()`, `view`) it may be a copy, depending on the layout the analysis does not know.
     multi_output_sure: bool = False
+    # A view made while grad mode was off of a tensor that requires grad (or a view of such a view): autograd refuses
+    # to let it be written in place once grad mode is on. None: its base may require grad.
+    made_without_grad: Tri = False
     dtype: Optional[str] = None  # "float32", "bool", ... where the analysis knows it (`fixinplace.analysis.dtypes`)
     # After a branch: the arms on which the value is a given group (id of the group -> the path entries), for a
     # group it is on some arms only (`x = conv(x)`, then `if use_bn: x = bn(x)`: the conv output only when
     # `use_bn` is false). A write or a save through the value then happens on those arms only.
     group_arms: Optional[dict] = None
+
+    def view_made_without_grad(self, grad_mode: Tri) -> Tri:
+        """`made_without_grad` of a view of this tensor made in `grad_mode`."""
+        if grad_mode is not False:
+            return self.made_without_grad
+        return tri_or(self.made_without_grad, self.rg)
 
     def all_groups(self) -> list[tuple[Group, bool]]:
         """(group, certain) pairs this value may write."""

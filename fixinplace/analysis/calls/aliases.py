@@ -37,7 +37,7 @@ class AliasesMixin:
         if attr in VIEW_ATTRS:
             return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, self.text(node), base.maybe_groups,
                                base.is_tensor, view=True, dtype=base.dtype, multi_output_of=base.multi_output_of,
-                               multi_output_sure=base.multi_output_sure)
+                               multi_output_sure=base.multi_output_sure, made_without_grad=base.made_without_grad)
         if attr in SCALAR_ATTRS:
             return SCALAR
         return MethodRef(base, attr)

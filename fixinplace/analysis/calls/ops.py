@@ -322,7 +322,8 @@ class TensorOpsMixin:
                 outputs = [TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
                                        first.is_tensor if result_is_tensor is None else True, view=True,
                                        multi_output_of=op.rpartition(".")[2] if made else first.multi_output_of,
-                                       multi_output_sure=made)]
+                                       multi_output_sure=made,
+                                       made_without_grad=first.view_made_without_grad(frame.grad_mode))]
             else:
                 outputs = [self.fresh_tensor(node, rg_out, label if count == 1 else f"{label}[{i}]", graph=graph,
                                              is_tensor=result_is_tensor) for i in range(max(count, 1))]
