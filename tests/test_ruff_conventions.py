@@ -180,7 +180,7 @@ def test_exit_zero_keeps_the_report_but_not_the_status(tmp_path):
 def test_show_fixes_prints_each_fix(tmp_path):
     (tmp_path / "a.py").write_text(HAZARD)
     out = cli("check", "a.py", "--show-fixes", "--no-cache", cwd=tmp_path).stdout
-    assert re.search(r"^  = help: Clone `uexp` before the write .* \(safe fix\)$", out, re.M), out
+    assert re.search(r"^  = help: Clone `uexp` before the write, .* \(safe fix\)$", out, re.M), out
     fixed = cli("fix", "a.py", "--show-fixes", cwd=tmp_path)
     assert re.search(r"^  a\.py:4:1: FIP101 Clone `uexp`", fixed.stderr, re.M), fixed.stderr
 
