@@ -3,10 +3,13 @@ operation"), for the test families whose expectations are what torch does."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+from fixinplace.analysis import analyze_module
 
 _RUNNER = """
 import json, runpy, sys
@@ -37,3 +40,18 @@ def raises_inplace_error(folder: Path, runs: dict[str, tuple[str, str]],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
+
+
+def reported(source: str) -> set[tuple[int, str, str]]:
+    """(line, code, severity) of every error and warning the analysis reports for one program."""
+    return {(d.line, d.code, d.severity.value) for d in analyze_module(ast.parse(source), source, "case.py")
+            if d.severity.value in ("error", "warning")}
+
+
+def runs_or_raises(source: str, name: str) -> str:
+    """What running a program does under torch, in this process: "ok", or the RuntimeError's message."""
+    try:
+        exec(compile(source, f"<{name}>", "exec"), {"__name__": "case"})  # noqa: S102 (the tests' own programs)
+    except RuntimeError as error:
+        return str(error)
+    return "ok"

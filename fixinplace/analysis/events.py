@@ -15,8 +15,21 @@ from typing import Optional
 from fixinplace.analysis.values import ArraySource, Save, Site, TensorValue, Write
 
 
+class _Event:
+    """What the reporter reads of every event, with the defaults of an event made at no branch and no save: the
+    statements being run (outermost first), the branch paths it happened on, and the save it changed."""
+
+    stmts = ()
+    saved = None
+
+    @property
+    def paths(self) -> tuple:
+        path = getattr(self, "path", None)
+        return (path,) if path is not None else ()
+
+
 @dataclass(frozen=True, eq=False)
-class SaveInvalidated:
+class SaveInvalidated(_Event):
     """A backward needs a tensor an op saved, and `write` changed that tensor after the save."""
 
     write: Write
@@ -44,7 +57,7 @@ class SaveInvalidated:
 
 
 @dataclass(frozen=True, eq=False)
-class LeafWritten:
+class LeafWritten(_Event):
     """An in-place write to a leaf that requires grad (or may be one), in grad mode (or maybe)."""
 
     site: Site
@@ -56,15 +69,9 @@ class LeafWritten:
     stmts: tuple = ()
     path: tuple = ()
 
-    @property
-    def paths(self) -> tuple:
-        return (self.path,)
-
-    saved = None
-
 
 @dataclass(frozen=True, eq=False)
-class ArrayWritten:
+class ArrayWritten(_Event):
     """An in-place write to a tensor that shares a NumPy array's memory (`torch.from_numpy(a)`), where the array
     is seen again: `reader` says how ("read_after": its local or argument is read again in the function that
     made the tensor; "argument": it is the caller's array; "outlives": an attribute or a global)."""
@@ -77,15 +84,9 @@ class ArrayWritten:
     stmts: tuple = ()
     path: tuple = ()
 
-    @property
-    def paths(self) -> tuple:
-        return (self.path,)
-
-    saved = None
-
 
 @dataclass(frozen=True, eq=False)
-class InputReused:
+class InputReused(_Event):
     """An in-place call whose result is bound to another name (`out = relu_(x)`), and whose input's name is read
     again afterwards."""
 
@@ -94,12 +95,9 @@ class InputReused:
     bound: str  # the name the result is bound to
     stmts: tuple = ()
 
-    paths = ()
-    saved = None
-
 
 @dataclass(frozen=True, eq=False)
-class HiddenDataWrite:
+class HiddenDataWrite(_Event):
     """A parameter written through `.data` inside a `forward` that then uses it."""
 
     site: Site
@@ -108,12 +106,9 @@ class HiddenDataWrite:
     used_line: Optional[int]  # where the forward uses it, when in the checked file
     stmts: tuple = ()
 
-    paths = ()
-    saved = None
-
 
 @dataclass(frozen=True, eq=False)
-class TensorWritten:
+class TensorWritten(_Event):
     """Any in-place write to a tensor (not a silent one), with what the analysis knows of the written value: rules
     that look only at the value and the grad mode at the write claim it."""
 
@@ -125,22 +120,13 @@ class TensorWritten:
     stmts: tuple = ()
     path: tuple = ()
 
-    @property
-    def paths(self) -> tuple:
-        return (self.path,)
-
-    saved = None
-
 
 @dataclass(frozen=True, eq=False)
-class SafeWrite:
+class SafeWrite(_Event):
     """A write site at which no hazard was found."""
 
     site: Site
 
     stmts = ()
-    paths = ()
-    saved = None
-
 
 Event = SaveInvalidated | LeafWritten | ArrayWritten | InputReused | HiddenDataWrite | TensorWritten | SafeWrite

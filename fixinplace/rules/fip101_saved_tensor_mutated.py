@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fixinplace.analysis.events import SaveInvalidated
-from fixinplace.diagnostics import Related, Severity
+from fixinplace.diagnostics import Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.rules.base import Finding, Repairs, Rule
-from fixinplace.rules.wording import backward_at, save_text, saved_remedy, shares
+from fixinplace.rules.wording import backward_at, save_text, saved_here, saved_remedy, shares
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,7 @@ class SavedTensorMutated(Rule):
         what = save_text(save, event.certain)
         backward = backward_at(event.backward_label, event.backward_line)
         severity = Severity.ERROR if event.certain else Severity.WARNING
-        related = () if save.file else (
-            Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
+        related = saved_here(save)
         if site.form == "library":
             why = dict(site.info.get("extra", ())).get("library", "")
             message = (f"`{site.text}` writes `{written}` in place{via} ({why}): {what}; the backward of {backward} "

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fixinplace.analysis.events import SaveInvalidated
-from fixinplace.diagnostics import Related, Severity
+from fixinplace.diagnostics import Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.rules.base import Finding, Repairs, Rule
-from fixinplace.rules.wording import backward_at, save_text
+from fixinplace.rules.wording import backward_at, save_text, saved_here
 
 
 @dataclass(frozen=True)
@@ -28,8 +28,7 @@ class ParametersUpdatedBeforeBackward(Rule):
             f"fails (\"modified by an inplace operation\"). Step after that backward, or recompute the loss after "
             f"the step"
         )
-        related = () if save.file else (
-            Related(save.line, save.column, f"`{save.group.label}` saved for backward by `{save.op}` here"),)
+        related = saved_here(save)
         return Finding(Severity.ERROR if event.certain else Severity.WARNING, message, related)
 
     def candidates(self, facts: WriteFacts, repairs: Repairs) -> list:

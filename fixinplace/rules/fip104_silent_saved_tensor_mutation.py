@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fixinplace.analysis.events import SaveInvalidated
-from fixinplace.diagnostics import Related, Severity
+from fixinplace.diagnostics import Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.rules.base import Finding, Repairs, Rule
-from fixinplace.rules.wording import backward_at, save_text, shares
+from fixinplace.rules.wording import backward_at, save_text, saved_here, shares
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,7 @@ class SilentSavedTensorMutation(Rule):
                 f"`{written}` is written in place{' ' + how if how else ''}{via}; {what}. No error is raised: the "
                 f"backward of {backward} silently computes a wrong gradient"
             )
-        related = () if save.file else (
-            Related(save.line, save.column, f"`{saved}` saved for backward by `{save.op}` here"),)
+        related = saved_here(save)
         return Finding(Severity.ERROR if event.certain else Severity.WARNING, message, related)
 
     def candidates(self, facts: WriteFacts, repairs: Repairs) -> list:

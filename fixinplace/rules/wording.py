@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fixinplace.analysis.values import Save
+from fixinplace.diagnostics import Related
 
 
 def shorten(text: str, width: int = 60) -> str:
@@ -62,3 +63,10 @@ def shares(written: str, saved: str, silent: bool) -> str:
 def backward_at(label: str, line: int | None) -> str:
     """What is differentiated, and where when it is in this file: "`loss` at line 9"."""
     return f"{label} at line {line}" if line else label
+
+
+def saved_here(save: Save) -> tuple[Related, ...]:
+    """The related place a diagnostic points to: where the tensor was saved, when that is in the checked file."""
+    if save.file:
+        return ()
+    return (Related(save.line, save.column, f"`{save.group.label}` saved for backward by `{save.op}` here"),)
