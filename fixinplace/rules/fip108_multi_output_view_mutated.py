@@ -34,9 +34,9 @@ class MultiOutputViewMutated(Rule):
             how = ""
         message = (
             f"in-place write to `{label}`, one of the views `{op}` returns (several views of one tensor), which "
-            f"requires grad: PyTorch raises \"... is a view and is being modified inplace. This view is the output of a "
-            f"function that returns multiple views\" here{how}. Write it out of place (into a new tensor), or write "
-            f"a `.clone()` of the view"
+            f"requires grad: PyTorch raises \"... is a view and is being modified inplace. This view is the output "
+            f"of a function that returns multiple views\" here{how}. Write it out of place (into a new tensor), or "
+            f"write a `.clone()` of the view"
         )
         sure = known and value.multi_output_sure
         return Finding(Severity.ERROR if sure else Severity.WARNING, message, subject=label)
