@@ -4,10 +4,12 @@ checked against exactly what the analysis reports at warning level or above."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 
+from fixinplace.analysis import analyze_module
 from labels import reported, runs_or_raises
 
 MULTI_VIEW_ERROR = "returns multiple views"
@@ -119,3 +121,11 @@ def test_truth_under_torch(name: str) -> None:
     assert (outcome == "ok") == (CASES[name][0] == "ok"), outcome
     if outcome != "ok" and name != "leaf_base_is_the_leaf_rule":
         assert MULTI_VIEW_ERROR in outcome
+
+
+def test_a_leaf_view_quotes_the_error_pytorch_raises():
+    """A leaf's view that `chunk` returned is FIP102's, but PyTorch checks the view's kind first: the message quotes
+    the multi-view error, which `test_truth_under_torch` sees raised."""
+    source = _source("leaf_base_is_the_leaf_rule")
+    message = next(d.message for d in analyze_module(ast.parse(source), source, "case.py") if d.code == "FIP102")
+    assert MULTI_VIEW_ERROR in message and "leaf Variable" not in message

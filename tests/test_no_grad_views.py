@@ -5,10 +5,12 @@ warning level or above."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 
+from fixinplace.analysis import analyze_module
 from labels import reported, runs_or_raises
 
 NO_GRAD_VIEW_ERROR = "created in no_grad mode"
@@ -108,3 +110,10 @@ def test_truth_under_torch(name: str) -> None:
     assert (outcome == "ok") == (CASES[name][0] == "ok"), outcome
     if outcome != "ok":
         assert NO_GRAD_VIEW_ERROR in outcome
+
+
+def test_a_leaf_view_quotes_the_error_pytorch_raises():
+    """A view of a leaf made in no-grad mode is FIP102's, but PyTorch raises the no-grad view error for it."""
+    source = _source("a_leaf_view_is_the_leaf_rule")
+    message = next(d.message for d in analyze_module(ast.parse(source), source, "case.py") if d.code == "FIP102")
+    assert NO_GRAD_VIEW_ERROR in message and "leaf Variable" not in message

@@ -68,6 +68,10 @@ class LeafWritten(_Event):
     created: Optional[tuple[int, int]] = None  # where the leaf is made (line, column), when in the checked file
     stmts: tuple = ()
     path: tuple = ()
+    # The written view is one of several an op returned (its name), or was made in no-grad mode: PyTorch then
+    # refuses the write with that error, not the leaf one.
+    multi_output_of: str = ""
+    made_without_grad: Optional[bool] = False
 
 
 @dataclass(frozen=True, eq=False)

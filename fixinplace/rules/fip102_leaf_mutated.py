@@ -19,10 +19,17 @@ class LeafMutated(Rule):
         if event.certain:
             what, quoted = ("a view of a leaf tensor", "a view of a leaf Variable") if event.view else \
                 ("a leaf tensor", "a leaf Variable")
+            raised = f"{quoted} that requires grad is being used in an in-place operation"
+            if event.view and event.multi_output_of:  # autograd checks the view's kind first
+                what = f"one of the views `{event.multi_output_of}` returns of a leaf tensor"
+                raised = "... is a view and is being modified inplace. This view is the output of a function that " \
+                         "returns multiple views"
+            elif event.view and event.made_without_grad is True:
+                what = "a view made in no-grad mode of a leaf tensor"
+                raised = "A view was created in no_grad mode and is being modified inplace with grad mode enabled"
             message = (
                 f"in-place write to `{event.label}`, {what} that requires grad ({event.why}), in grad mode: PyTorch "
-                f"raises \"{quoted} that requires grad is being used in an in-place operation\" here. "
-                f"Update it under `torch.no_grad()`, or write a copy"
+                f"raises \"{raised}\" here. Update it under `torch.no_grad()`, or write a copy"
             )
         else:
             message = (

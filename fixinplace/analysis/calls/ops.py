@@ -195,7 +195,8 @@ class TensorOpsMixin:
                 why = value.group.origin_detail or "a leaf that requires grad"
                 self.report.emit(LeafWritten(site, label, why, certain and frame.grad_mode is True, view=value.view,
                                              created=value.group.created, stmts=tuple(self.interp.statements),
-                                             path=frame.path))
+                                             path=frame.path, multi_output_of=value.multi_output_of,
+                                             made_without_grad=value.made_without_grad))
             elif value.leaf_rg is None and value.group.rg_switched_at:
                 # `if args.freeze: emb.weight.requires_grad = False`, then a write: the leaf error on the paths
                 # that leave it requiring grad.
