@@ -873,9 +873,7 @@ class Interpreter:
             # Unpacking a tensor yields views of it; unpacking what an op that returns several views returned yields
             # those views. (Unpacking any other value is not taken as an `unbind`: what the analysis holds as one
             # tensor may be a module's tuple, `out, weights = self.attn(...)`.)
-            return TensorValue(value.group, value.rg, value.leaf_rg, value.graph, value.label + "[i]", value.maybe_groups,
-                               value.is_tensor, view=True, dtype=value.dtype, multi_output_of=value.multi_output_of,
-                               multi_output_sure=value.multi_output_sure, made_without_grad=value.made_without_grad)
+            return value.view_named(value.label + "[i]")
         return UNKNOWN
 
     def bind_name(self, name: str, value: Value, frame: Frame) -> None:

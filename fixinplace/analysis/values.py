@@ -214,6 +214,17 @@ class TensorValue(Value):
     # `use_bn` is false). A write or a save through the value then happens on those arms only.
     group_arms: Optional[dict] = None
 
+    def view_named(self, label: str, grad_mode: Tri = None, **changes: object) -> "TensorValue":
+        """A view of this tensor (its version counter, its graph) named `label`, made in `grad_mode` (None: not known
+        where it is made): what autograd remembers of how a view was made (`multi_output_of`, `made_without_grad`)
+        carries over to it. `changes`: fields that differ (an op's requires-grad and graph, say)."""
+        fields = dict(group=self.group, rg=self.rg, leaf_rg=self.leaf_rg, graph=self.graph, label=label,
+                      maybe_groups=self.maybe_groups, is_tensor=self.is_tensor, view=True, dtype=self.dtype,
+                      multi_output_of=self.multi_output_of, multi_output_sure=self.multi_output_sure,
+                      made_without_grad=self.view_made_without_grad(grad_mode))
+        fields.update(changes)
+        return TensorValue(**fields)
+
     def view_made_without_grad(self, grad_mode: Tri) -> Tri:
         """`made_without_grad` of a view of this tensor made in `grad_mode`."""
         if grad_mode is not False:

@@ -35,9 +35,7 @@ class AliasesMixin:
                 base.group.grad_value = grad
             return grad
         if attr in VIEW_ATTRS:
-            return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, self.text(node), base.maybe_groups,
-                               base.is_tensor, view=True, dtype=base.dtype, multi_output_of=base.multi_output_of,
-                               multi_output_sure=base.multi_output_sure, made_without_grad=base.made_without_grad)
+            return base.view_named(self.text(node))
         if attr in SCALAR_ATTRS:
             return SCALAR
         return MethodRef(base, attr)

@@ -121,10 +121,7 @@ class IndexingMixin:
             kind, _ = self.index_info(node.slice, frame, tensors=index_tensors)
             label = self.text(node)
             if kind == "basic":
-                return TensorValue(base.group, base.rg, base.leaf_rg, base.graph, label, base.maybe_groups, base.is_tensor,
-                                   view=True, dtype=base.dtype, multi_output_of=base.multi_output_of,
-                                   multi_output_sure=base.multi_output_sure,
-                                   made_without_grad=base.view_made_without_grad(frame.grad_mode))
+                return base.view_named(label, frame.grad_mode)
             rg = base.rg if frame.grad_mode is not False else False
             result = self.fresh_tensor(node, rg, label, graph=base.graph if rg is not False else frozenset(),
                                        is_tensor=base.is_tensor)

@@ -320,11 +320,11 @@ class TensorOpsMixin:
             count = entry.outputs_for(facts, kwfacts) if entry is not None and hasattr(entry, "outputs_for") else 1
             if isinstance(first, TensorValue) and view == "always":
                 made = getattr(entry, "multi_view", False)
-                outputs = [TensorValue(first.group, rg_out, first.leaf_rg, graph, label, first.maybe_groups,
-                                       first.is_tensor if result_is_tensor is None else True, view=True,
-                                       multi_output_of=op.rpartition(".")[2] if made else first.multi_output_of,
-                                       multi_output_sure=made,
-                                       made_without_grad=first.view_made_without_grad(frame.grad_mode))]
+                # An op's view may copy for some layouts (`reshape`): only its own several outputs are sure.
+                outputs = [first.view_named(label, frame.grad_mode, rg=rg_out, graph=graph, dtype=None,
+                                      is_tensor=first.is_tensor if result_is_tensor is None else True,
+                                      multi_output_of=op.rpartition(".")[2] if made else first.multi_output_of,
+                                      multi_output_sure=made)]
             else:
                 outputs = [self.fresh_tensor(node, rg_out, label if count == 1 else f"{label}[{i}]", graph=graph,
                                              is_tensor=result_is_tensor) for i in range(max(count, 1))]
