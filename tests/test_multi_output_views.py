@@ -93,6 +93,27 @@ CASES: dict[str, tuple[str, set, str]] = {
         e = (w * 2).split(1)[0].reshape(3, 4)
         e.mul_(2)
     """),
+    "rows_of_a_tensor_that_requires_grad": ("raises", {(5, "FIP108", "error")}, """
+        import torch
+        w = torch.randn(4, 3, requires_grad=True)
+        rows = w.exp()
+        for row in rows:
+            row.clamp_(max=1.0)
+    """),
+    "a_layer_output_unpacked": ("raises", {(6, "FIP108", "error")}, """
+        import torch
+        from torch import nn
+        layer = nn.Linear(3, 3)
+        out = layer(torch.randn(2, 3))
+        first, second = out
+        first.mul_(2)
+    """),
+    "rows_of_data_without_grad": ("ok", set(), """
+        import torch
+        data = torch.randn(4, 3)
+        for row in data:
+            row.mul_(2)
+    """),
     "module_tuple_unpacked_is_not_an_unbind": ("ok", set(), """
         import torch
         from torch import nn

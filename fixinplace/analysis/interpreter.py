@@ -873,7 +873,10 @@ class Interpreter:
             # Unpacking a tensor yields views of it; unpacking what an op that returns several views returned yields
             # those views. (Unpacking any other value is not taken as an `unbind`: what the analysis holds as one
             # tensor may be a module's tuple, `out, weights = self.attn(...)`.)
-            return value.view_named(value.label + "[i]")
+            if value.multi_output_of or not (value.single and value.rg is True):
+                return value.view_named(value.label + "[i]")
+            # A tensor that surely is one and requires grad: iterating or unpacking it unbinds it.
+            return value.view_named(value.label + "[i]", multi_output_of="unbind", multi_output_sure=True)
         return UNKNOWN
 
     def bind_name(self, name: str, value: Value, frame: Frame) -> None:

@@ -199,8 +199,8 @@ class TensorValue(Value):
     owner: str = ""  # for parameters: "`weight` of `fc`"
     view: bool = False  # a view of another tensor (`x.view(...)`, `x[0]`, `x.t()`), not that tensor itself
     detached: bool = False  # `x.detach()`: another tensor object over x's storage and version counter
-    # One of the views an op returns several of (`unbind`, `split`, `chunk`, and what unpacking their result
-    # gives), or a view of one: the op's name. Autograd refuses to let such a view be written in place once it
+    # One of the views an op returns several of (`unbind`, `split`, `chunk`, and what unpacking their result or a
+    # `single` tensor that requires grad gives), or a view of one: the op's name. Autograd refuses to let such a view be written in place once it
     # requires grad.
     multi_output_of: str = ""
     # ... and it surely is one: the op's output itself, an element or a basic index of it, its `.T`. After another
@@ -209,6 +209,9 @@ class TensorValue(Value):
     # A view made while grad mode was off of a tensor that requires grad (or a view of such a view): autograd refuses
     # to let it be written in place once grad mode is on. None: its base may require grad.
     made_without_grad: Tri = False
+    # Surely one tensor: what an op or a torch layer the table measured returning one tensor returned, or a view of
+    # it. (What the analysis holds as one tensor may be a tuple: `out, weights = attn(x, x, x)`.)
+    single: bool = False
     dtype: Optional[str] = None  # "float32", "bool", ... where the analysis knows it (`fixinplace.analysis.dtypes`)
     # After a branch: the arms on which the value is a given group (id of the group -> the path entries), for a
     # group it is on some arms only (`x = conv(x)`, then `if use_bn: x = bn(x)`: the conv output only when
@@ -222,7 +225,7 @@ class TensorValue(Value):
         fields = dict(group=self.group, rg=self.rg, leaf_rg=self.leaf_rg, graph=self.graph, label=label,
                       maybe_groups=self.maybe_groups, is_tensor=self.is_tensor, view=True, dtype=self.dtype,
                       multi_output_of=self.multi_output_of, multi_output_sure=self.multi_output_sure,
-                      made_without_grad=self.view_made_without_grad(grad_mode))
+                      made_without_grad=self.view_made_without_grad(grad_mode), single=self.single)
         fields.update(changes)
         return TensorValue(**fields)
 

@@ -52,8 +52,9 @@ RULE = MultiOutputViewMutated(
     found_in=(
         "ops the table measured as returning several views autograd will not let be written (`OpEntry.multi_view`: "
         "`unbind`, `split`, `chunk`, `split_with_sizes`) mark their outputs, the views of them and what iterating or "
-        "unpacking their result gives (`TensorValue.multi_output_of`); `CallHandler.record_write` emits every write "
-        "with its value"
+        "unpacking their result gives (`TensorValue.multi_output_of`), as iterating or unpacking a tensor that surely "
+        "is one (`TensorValue.single`) and requires grad does; `CallHandler.record_write` emits every write with its "
+        "value"
     ),
     severity_when=(
         "`error` when the written value surely is such a view (the op's output, an element, a basic index or `.T` "
@@ -71,8 +72,9 @@ RULE = MultiOutputViewMutated(
         "PyTorch (`python -m fixinplace.tables` writes one of their outputs): `tensor_split`, `hsplit` and "
         "`unsafe_split` do not. A write under `torch.no_grad()`, or to a `.clone()` or `.detach()` of the view, is "
         "allowed. Write the result into a new tensor instead (`torch.cat`/`torch.stack` of out-of-place parts), or "
-        "clone the view before writing it. Iterating or unpacking a tensor itself is not reported: the analysis "
-        "cannot always tell a tensor from a tuple a module returns."
+        "clone the view before writing it. Iterating or unpacking a tensor is reported where the tensor surely is one "
+        "(what an op or a torch layer that returns one tensor made) and requires grad: the analysis cannot always "
+        "tell a tensor from a tuple a module returns (`out, weights = attn(x, x, x)`)."
     ),
     flagged=(
         "import torch\n"
@@ -81,6 +83,10 @@ RULE = MultiOutputViewMutated(
         "first, second = y.chunk(2)\n"
         "first.mul_(0.5)  # expect: FIP108\n"
         "torch.cat([first, second]).sum().backward()\n",
+        "import torch\n"
+        "w = torch.randn(4, 3, requires_grad=True)\n"
+        "for row in w.exp():  # iterating a tensor unbinds it\n"
+        "    row.clamp_(max=1.0)  # expect: FIP108\n",
         "import torch\n"
         "w = torch.randn(4, 3, requires_grad=True)\n"
         "rows = w.exp()\n"

@@ -328,6 +328,8 @@ class TensorOpsMixin:
             else:
                 outputs = [self.fresh_tensor(node, rg_out, label if count == 1 else f"{label}[{i}]", graph=graph,
                                              is_tensor=result_is_tensor) for i in range(max(count, 1))]
+                if count == 1 and entry is not None and result_is_tensor is True:
+                    outputs[0].single = True
                 if isinstance(first, TensorValue) and view == "sometimes":
                     for out in outputs:
                         out.maybe_groups = tuple(g for g, _ in first.all_groups())
