@@ -200,8 +200,8 @@ class TensorValue(Value):
     view: bool = False  # a view of another tensor (`x.view(...)`, `x[0]`, `x.t()`), not that tensor itself
     detached: bool = False  # `x.detach()`: another tensor object over x's storage and version counter
     # One of the views an op returns several of (`unbind`, `split`, `chunk`, and what unpacking their result or a
-    # `single` tensor that requires grad gives), or a view of one: the op's name. Autograd refuses to let such a view be written in place once it
-    # requires grad.
+    # `single` tensor that requires grad gives), or a view of one: the op's name. Autograd refuses to let such a
+    # view be written in place once it requires grad.
     multi_output_of: str = ""
     # ... and it surely is one: the op's output itself, an element or a basic index of it, its `.T`. After another
     # op (`reshape`, `t()`, `view`) it may be a copy, depending on the layout the analysis does not know.
