@@ -433,7 +433,8 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
             state["dtype"] = _dtype_relation(fn, call_args, call_kwargs, outputs[0])
             state["identity"] = _returns_input(fn, call_args, call_kwargs, out)
         # view: an output shares the version counter of an input
-        if any(_probe(candidates, outputs)):
+        is_view = any(_probe(candidates, outputs))
+        if is_view:
             state["view"] = True
         if not any(cfg):
             return True
@@ -445,7 +446,7 @@ def _measure_call(fn: Callable, args: tuple, kwargs: dict, counters: _Counters) 
         for found in _probe(candidates + [(_output_name(i), o) for i, o in enumerate(outputs)], saved):
             items |= found
         saved_by_cfg[_cfg_key(cfg)] = sorted(items)
-        if any(_probe(candidates, outputs)) and not state["multi_view"]:
+        if is_view and not state["multi_view"]:
             state["multi_view"] = _refuses_inplace(outputs)  # last: it writes the outputs
         return True
 

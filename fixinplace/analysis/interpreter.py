@@ -27,7 +27,7 @@ from fixinplace.analysis.frame import (
     join_values,
 )
 from fixinplace.analysis.moves import block_index
-from fixinplace.analysis.report import Reporter, shorten
+from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.summaries import CallMemo
 from fixinplace.analysis.values import (
     CONTAINER_ATTR,
@@ -56,6 +56,7 @@ from fixinplace.analysis.values import (
     truth_value,
 )
 from fixinplace.lines import shared_byte_lines
+from fixinplace.rules.wording import shorten
 
 _TENSOR_NAMES = {"Tensor", "torch.Tensor", "Parameter", "nn.Parameter", "torch.nn.Parameter", "TensorType"} | {
     f"{prefix}{kind}Tensor" for prefix in ("", "torch.")

@@ -13,8 +13,6 @@ from fixinplace.lines import shared_line_texts
 from fixinplace.rules import RULES_BY_CODE, rule_for
 from fixinplace.rules.wording import shorten
 
-__all__ = ["Reporter", "shorten"]
-
 
 @dataclass(slots=True)
 class _Pending:
@@ -26,7 +24,8 @@ class _Pending:
     message: str
     related: tuple
     subject: str = ""  # the written expression when the message reads "in-place write to `subject`..."
-    saves: dict = field(default_factory=dict)  # (line, column, op, role) -> (Save, backward line)
+    # (line, column, op, role) -> (Save, backward line, move facts, made in another file than the write's)
+    saves: dict = field(default_factory=dict)
     device: str | None = None  # the one device every hazard found at the write exists on; None: every device
     # The most severe (severity, message, related, subject) per device the hazards exist on (None: every device):
     # a write that is an error on CUDA and a warning on the CPU is reported once for each.
@@ -161,7 +160,7 @@ class Reporter:
             pending.by_device[device] = (severity, message, tuple(related), subject)
         if save is not None and not save[0].file:  # the fix stage edits this file only
             saved = save[0]
-            pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), save)
+            pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), (*save, False))
 
     def _remote_save(self, save: tuple | None, entry: tuple, stmts: tuple) -> tuple | None:
         """A save (Save, backward line, move facts, made elsewhere) as the write's own file sees it: its moves only
@@ -297,7 +296,7 @@ class Reporter:
 
     @staticmethod
     def _write_facts(site: Site, saved: dict) -> WriteFacts:
-        # (Save, backward line, move facts[, made in another file than the write's: nothing to clone there])
+        # (Save, backward line, move facts, made in another file than the write's: nothing to clone there)
         saves = sorted(saved.values(), key=lambda item: item[0].seq)
         return WriteFacts(
             form=site.form, op=site.op, text=site.text, **site.info, **site.facts,
@@ -305,6 +304,6 @@ class Reporter:
                 SavedBy(op=s.op, role=s.role, label=s.group.label, span=Span(s.line, s.column, s.end_line, s.end_column),
                         certain=s.certain, operand=Span(*s.operand) if s.operand and not elsewhere else None,
                         clonable=s.clonable and not elsewhere, backward_line=backward, **move)
-                for s, backward, move, elsewhere in (item if len(item) == 4 else (*item, False) for item in saves)
+                for s, backward, move, elsewhere in saves
             ),
         )
