@@ -26,7 +26,7 @@ from typing import Any
 
 from fixinplace import __version__, prefilter
 from fixinplace.analysis import project
-from fixinplace.diagnostics import Diagnostic, FileError, FileResult, Fix, Related, Severity
+from fixinplace.diagnostics import Applicability, Diagnostic, FileError, FileResult, Fix, Related, Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.lines import count_line_endings
 from fixinplace.notebook import NotebookError, parse_notebook
@@ -229,7 +229,7 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
         code, message, fix, related = d.get("code"), d.get("message"), d.get("fix"), d.get("related")
         if code not in RULES_BY_CODE or not isinstance(message, str) or not message or not isinstance(related, list):
             raise ValueError("a malformed diagnostic")
-        if fix is not None and not (isinstance(fix, list) and len(fix) == 3 and fix[0] in ("safe", "unsafe")
+        if fix is not None and not (isinstance(fix, list) and len(fix) == 3 and fix[0] in tuple(Applicability)
                                     and all(isinstance(x, str) for x in fix)):
             raise ValueError("a malformed fix")
         if not all(isinstance(r, list) and len(r) == 4 and isinstance(r[2], str) for r in related):

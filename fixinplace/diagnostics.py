@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 from enum import Enum
 
-from fixinplace.facts import WriteFacts
+from fixinplace.facts import TextEnum, WriteFacts
 
 
 class Severity(str, Enum):
@@ -22,16 +22,32 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
+class Applicability(TextEnum):
+    """Whether `fixinplace fix` applies a fix by itself."""
+
+    SAFE = "safe"  # keeps what the code computes: applied by `fix --apply`
+    UNSAFE = "unsafe"  # may change it (review it): applied only with `--unsafe-fixes`
+
+    @classmethod
+    def of(cls, safe: bool) -> "Applicability":
+        """SAFE when `safe`, else UNSAFE."""
+        return cls.SAFE if safe else cls.UNSAFE
+
+
 @dataclass(frozen=True)
 class Fix:
     """A rewrite offered for a diagnostic (filled by the fix machinery)."""
 
-    applicability: str  # "safe" | "unsafe"
+    applicability: Applicability
     description: str
     strategy: str = ""  # the codemod that performs it (its module name in `codemods/`)
     # The checked rewrite itself (a `fixinplace.fix.candidates.Candidate`), to apply it again: not compared,
     # not serialised.
     candidate: object = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # A caller may name the applicability by its text ("safe"): the record always holds the member.
+        object.__setattr__(self, "applicability", Applicability(self.applicability))
 
     def to_json(self) -> dict:
         """The public JSON form: applicability and description only."""

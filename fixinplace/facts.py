@@ -8,7 +8,47 @@ and the codemods read it. Positions are 1-based, columns count characters, end c
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
 from typing import Any, Optional
+
+
+class TextEnum(str, Enum):
+    """An enum whose members are their text: equal to it, and printed, formatted and written to JSON as it (so a
+    member stands wherever the text did, byte for byte)."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+class WriteForm(TextEnum):
+    """How the source writes in place."""
+
+    METHOD = "method"  # `x.add_(y)`
+    AUGASSIGN = "augassign"  # `x += y`
+    SETITEM = "setitem"  # `x[i] = y`
+    DATA_ASSIGN = "data_assign"  # `p.data = new`
+    OUT = "out"  # `torch.add(a, b, out=x)`
+    INPLACE_KW = "inplace_kw"  # `F.relu(x, inplace=True)`
+    INPLACE_MODULE = "inplace_module"  # a module built with `inplace=True` applied to `x`
+    OPTIMIZER = "optimizer"  # `optimizer.step()`
+    LIBRARY = "library"  # a library call measured to bump the version of an argument or a module's tensor
+    CALL = "call"  # a call of this file that runs the write in another project file
+
+
+class GradMode(TextEnum):
+    """Whether grad mode is on where a write runs."""
+
+    ON = "on"
+    OFF = "off"
+    UNKNOWN = "unknown"  # the analysis does not know it there (a function whose callers it does not see)
+
+    @classmethod
+    def of(cls, enabled: Optional[bool]) -> "GradMode":
+        """The mode for a three-valued "grad mode is on" (None: not known)."""
+        return cls.UNKNOWN if enabled is None else cls.ON if enabled else cls.OFF
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +119,7 @@ class Statement:
 class WriteFacts:
     """Everything the fix stage may need about one in-place write."""
 
-    # method | augassign | setitem | data_assign (`p.data = new`) | out | inplace_kw | inplace_module | optimizer |
-    # library | call
-    form: str
+    form: WriteForm
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write (one line, shortened)
     target: str = ""  # the written expression (`x`, `h[0]`, `self.w.t()`)
@@ -103,7 +141,7 @@ class WriteFacts:
     chain_promotes: bool = False  # an operand of the chain is known to have another dtype than the root
     operands: tuple[Operand, ...] = ()
     statement: Optional[Statement] = None
-    grad_mode: str = "on"  # on | off | unknown, where the write runs
+    grad_mode: GradMode = GradMode.ON  # where the write runs
     grad_on_line: int = 0  # for a write under no_grad: the `with` statement that turned grad mode off
     index_kind: str = ""  # subscript writes: basic (int/slice) | advanced (tensor/list) | unknown
     index_text: str = ""  # subscript writes: the index expression
@@ -165,6 +203,10 @@ class WriteFacts:
                 value = tuple(RemoteWrite.from_json(r) for r in value)
             elif f.name == "extra":
                 value = tuple((str(k), str(v)) for k, v in value)
+            elif f.name == "form":
+                value = WriteForm(value)
+            elif f.name == "grad_mode":
+                value = GradMode(value)
             elif f.name in ("index_parts", "chain"):
                 value = tuple(str(v) for v in value)
             elif f.type in ("bool",):

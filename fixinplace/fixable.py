@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fixinplace.diagnostics import Fix, blocking
+from fixinplace.diagnostics import Applicability, Fix, blocking
 
 
 def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=None) -> list:
@@ -51,7 +51,7 @@ def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=No
                 across = offer_across(text, path, d, settings, or_unsafe=id(d) not in more)
                 if across is None:
                     continue
-                if settings.unsafe_fixes or across[0].applicability == "safe":
+                if settings.unsafe_fixes or across[0].applicability == Applicability.SAFE:
                     cleared[id(d)] = across[0]
                 else:
                     more[id(d)] = across[0]  # only `--unsafe-fixes` would make it
@@ -64,7 +64,8 @@ def offer_fixes(text: str, path: str, diagnostics: list, settings, admissible=No
             out.append(replace(d, fix=cleared[id(d)]))
         elif id(d) in more:
             fix = more[id(d)]
-            out.append(replace(d, fix=fix if fix.applicability == "unsafe" else replace(fix, applicability="unsafe")))
+            out.append(replace(d, fix=fix if fix.applicability == Applicability.UNSAFE
+                               else replace(fix, applicability=Applicability.UNSAFE)))
         else:
             out.append(replace(d, fix=None))
     return out
@@ -94,8 +95,8 @@ def cleared_by_fix(text: str, path: str, hazards: list, settings, admissible=Non
         where = "another write" if admissible is not None else f"the write at line {applied[0].line}"
         along = Fix(other.applicability, f"Fixed by the fix of {where}: {other.description}", other.strategy)
     else:
-        unsafe = any(d.fix.applicability == "unsafe" for d in applied)
-        along = Fix("unsafe" if unsafe else "safe", f"Fixed by the other {len(applied)} fixes `fixinplace fix` "
+        unsafe = any(d.fix.applicability == Applicability.UNSAFE for d in applied)
+        along = Fix(Applicability.of(not unsafe), f"Fixed by the other {len(applied)} fixes `fixinplace fix` "
                     f"makes in this file" + ("" if admissible is not None else
                     f" (lines {', '.join(str(d.line) for d in applied)})"))
     return {id(d): own.get(_key(d), along) for d in hazards if id(d) not in left}

@@ -38,8 +38,8 @@ from codemods import (
     SetitemOutOfPlace,
     WrapNoGrad,
 )
-from fixinplace.diagnostics import Diagnostic, Fix, Severity
-from fixinplace.facts import WriteFacts
+from fixinplace.diagnostics import Applicability, Diagnostic, Fix, Severity
+from fixinplace.facts import GradMode, WriteFacts, WriteForm
 from fixinplace.rules import RULES_BY_CODE
 
 # In-place methods whose out-of-place form has the in-place result's dtype, shape and gradient when every other
@@ -60,7 +60,7 @@ class Candidate:
 
     codemod: type[InPlaceFix]
     anchor: tuple[tuple[str, object], ...]
-    applicability: str  # safe | unsafe
+    applicability: Applicability
     description: str  # `{new}` stands for the first line the rewrite writes
 
     @property
@@ -73,7 +73,8 @@ class Candidate:
         return Fix(self.applicability, self.description.replace("{new}", new_line), self.strategy, candidate=self)
 
 
-def _candidate(codemod: type[InPlaceFix], applicability: str, description: str, **anchor: object) -> Candidate:
+def _candidate(codemod: type[InPlaceFix], applicability: Applicability, description: str,
+               **anchor: object) -> Candidate:
     return Candidate(codemod, tuple(sorted(anchor.items())), applicability, description)
 
 
@@ -84,9 +85,9 @@ def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     rule = RULES_BY_CODE.get(d.code)
     if f is None or d.severity is Severity.INFO or rule is None or not rule.fixable:
         return []
-    if f.form == "call":  # the write is in another file, run by a call of this one: a save made here is cloned
+    if f.form == WriteForm.CALL:  # the write is in another file, run by a call of this one: a save made here is cloned
         return _clone_at_save(f)
-    if f.form == "optimizer":
+    if f.form == WriteForm.OPTIMIZER:
         return _move_after_backward(f) + _recompute_forward(f)
     return rule.candidates(f, Planner(style))
 
@@ -177,7 +178,7 @@ def _rebindable(f: WriteFacts, dead_ok: bool = False) -> bool:
     attribute of a Parameter), it is known to be a tensor, and something reads the name afterwards (`dead_ok`:
     or the write raises wherever it is reported, so that dropping its effect drops nothing that ever happened)."""
     if f.root_kind == "element":  # `laterals[i - 1] += up`: the container holds the new tensor, and is read on
-        return f.target == f.root and f.target_is_tensor and f.form == "augassign"
+        return f.target == f.root and f.target_is_tensor and f.form == WriteForm.AUGASSIGN
     return ((f.target == f.root or f.chain) and f.target_is_tensor and (f.read_after or dead_ok)
             and f.root_kind in ("local", "argument", "global", "attribute")
             and not (f.root_kind == "attribute" and f.leaf_kind == "param"))
@@ -214,48 +215,49 @@ def _promotes(f: WriteFacts) -> bool:
 def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     line = _statement(f)
     out: list[Candidate] = []
-    if f.form == "inplace_module":
+    if f.form == WriteForm.INPLACE_MODULE:
         if f.module_ctor is not None:
             assigned_back = f.statement is not None and f.statement.assigned == f.root
             temporary = f.root_kind == "other"
             safe = temporary or (assigned_back and _local(f)) or not f.read_after
-            out.append(_candidate(RemoveInplace, "safe" if safe else "unsafe",
+            out.append(_candidate(RemoveInplace, Applicability.of(safe),
                                   f"Construct the module without `inplace=True` (line {f.module_ctor.line}): `{{new}}`"
                                   + ("" if safe else _why_unsafe(f) or " (unsafe: the module's input is no longer "
                                                                         "written, and it is read later)"),
                                   ctor=f.module_ctor))
         if f.inplace_literal is not None:
             built = f.module_ctor.line if f.module_ctor else f.inplace_literal.line
-            out.append(_candidate(InplaceLiteralOff, "unsafe",
+            out.append(_candidate(InplaceLiteralOff, Applicability.UNSAFE,
                                   f"Turn off the `True` at line {f.inplace_literal.line} that builds the module at "
                                   f"line {built} in place: `{{new}}` (unsafe: the flag may decide more than this "
                                   f"module)", literal=f.inplace_literal))
-    elif f.form == "inplace_kw":
+    elif f.form == WriteForm.INPLACE_KW:
         if line is not None and f.root and f.root_kind != "other" and f.statement.shape in ("expr", "assign"):
             assigned_back = f.statement.assigned == f.root
             if f.statement.shape == "expr" and (not f.read_after or f.root_kind == "element"):
                 pass  # `F.relu_(h)` as a statement on a name nothing reads, or on `d["a"]`: nothing to rebind
             else:
                 safe = (assigned_back or f.statement.shape == "expr" or not f.read_after) and _local(f)
-                out.append(_candidate(RemoveInplace, "safe" if safe else "unsafe",
+                out.append(_candidate(RemoveInplace, Applicability.of(safe),
                                       f"Drop `inplace=True`: `{{new}}`" + ("" if safe else _why_unsafe(f)),
                                       line=line, name=f.root))
-    elif f.form == "out":
+    elif f.form == WriteForm.OUT:
         if line is not None and f.statement.shape == "expr" and f.root_kind in ("local", "argument", "global") \
                 and f.target == f.root and f.target_is_tensor and f.read_after:
-            out.append(_candidate(OutToAssignment, "safe" if _local(f) else "unsafe",
+            out.append(_candidate(OutToAssignment, Applicability.of(_local(f)),
                                   f"Assign the result to `{f.root}` instead of writing it with `out=`: `{{new}}`"
                                   + _why_unsafe(f), line=line))
-    elif f.grad_mode == "off":
+    elif f.grad_mode == GradMode.OFF:
         out += _without_grad(f)
         out += _clone_at_save(f)
         return out + _move_after_backward(f)
     elif line is not None and _rebindable(f) and f.root_kind != "element":
         out += _out_of_place(f, line) + _setitem(f, line, style)
-    clones = _clone_before(f, line) if f.form in ("method", "augassign", "setitem") and line is not None else []
+    rebinds = f.form in (WriteForm.METHOD, WriteForm.AUGASSIGN, WriteForm.SETITEM)
+    clones = _clone_before(f, line) if rebinds and line is not None else []
     # A clone that may drop a write someone else sees comes after the exact clone where the op saves; so does a
     # clone of an argument, which would copy on every call of the helper rather than on the one path that saves.
-    early = [c for c in clones if c.applicability == "safe" and f.root_kind != "argument"]
+    early = [c for c in clones if c.applicability == Applicability.SAFE and f.root_kind != "argument"]
     out += early
     if not f.through_detach:
         # A write through `y.detach()` reaches `y`; the author almost always meant a copy (`.detach()` is not one),
@@ -275,26 +277,26 @@ def _out_of_place(f: WriteFacts, line: int) -> list[Candidate]:
     if f.chain and all(op in EXACT_WITH_SCALARS for op in f.chain):
         codemod, what = MethodOutOfPlace, "Use the out-of-place methods: `{new}`"
         exact = f.chain_exact
-    elif f.form == "method" and f.op in EXACT_WITH_SCALARS and f.statement.shape in ("expr", "assign"):
+    elif f.form == WriteForm.METHOD and f.op in EXACT_WITH_SCALARS and f.statement.shape in ("expr", "assign"):
         codemod, what = MethodOutOfPlace, f"Use the out-of-place `{f.op[:-1]}`: `{{new}}`"
-    elif f.form == "augassign" and f.op in AUGASSIGN_EXACT and f.statement.shape == "statement":
+    elif f.form == WriteForm.AUGASSIGN and f.op in AUGASSIGN_EXACT and f.statement.shape == "statement":
         codemod, what = AugAssignOutOfPlace, "Rebind instead of writing in place: `{new}`"
     else:
         return []
     if _promotes(f):
         return []  # the dtype would change: a clone before the write keeps it
     if exact and _local(f):
-        return [_candidate(codemod, "safe", what, line=line, name=f.root)]
+        return [_candidate(codemod, Applicability.SAFE, what, line=line, name=f.root)]
     reason = _why_unsafe(f) or (" (unsafe: a tensor operand of another dtype would change the result's dtype, "
                                 "where the in-place write keeps it)")
-    return [_candidate(codemod, "unsafe", what + reason, line=line, name=f.root)]
+    return [_candidate(codemod, Applicability.UNSAFE, what + reason, line=line, name=f.root)]
 
 
 def _setitem(f: WriteFacts, line: int, style: str) -> list[Candidate]:
     """`y[mask] = 0.0` → `y = y.masked_fill(mask, 0.0)` for a mask computed from `y` itself; with the functional
     style also select_scatter / slice_scatter (an int or slice on one dimension) and index_put (an index tensor).
     Only a number as the value: its dtype and shape then come from `y`."""
-    if f.form != "setitem" or len(f.operands) != 1 or f.operands[0].kind != "number":
+    if f.form != WriteForm.SETITEM or len(f.operands) != 1 or f.operands[0].kind != "number":
         return []
     parts = f.index_parts
     scatter = [p for p in parts if p in ("int", "slice")]
@@ -309,7 +311,7 @@ def _setitem(f: WriteFacts, line: int, style: str) -> list[Candidate]:
         form = "select_scatter" if scatter[0] == "int" else "slice_scatter"
     else:
         return []
-    return [_candidate(SetitemOutOfPlace, "safe" if _local(f) else "unsafe",
+    return [_candidate(SetitemOutOfPlace, Applicability.of(_local(f)),
                        f"Write the assignment out of place with `{form}`: `{{new}}`" + _why_unsafe(f),
                        line=line, name=f.root, form=form)]
 
@@ -320,7 +322,7 @@ def _clone_before(f: WriteFacts, line: int) -> list[Candidate]:
         return []
     if f.root_kind not in ("local", "argument", "global") or (f.root_kind == "global" and f.leaf_kind == "param"):
         return []
-    return [_candidate(CloneBeforeWrite, "safe" if _local(f) else "unsafe",
+    return [_candidate(CloneBeforeWrite, Applicability.of(_local(f)),
                        f"Clone `{f.root}` before the write, so that the write goes to a copy{_kept(f)}: `{{new}}`"
                        + _why_unsafe(f), line=line, name=f.root)]
 
@@ -343,7 +345,7 @@ def _clone_at_save(f: WriteFacts) -> list[Candidate]:
     first = f.saves[0]
     lines = sorted({str(s.span.line) for s in f.saves}, key=int)
     where = f"line {lines[0]}" if len(lines) == 1 else f"lines {', '.join(lines[:-1])} and {lines[-1]}"
-    return [_candidate(CloneAtSave, "safe",
+    return [_candidate(CloneAtSave, Applicability.SAFE,
                        f"Clone the tensor `{first.op}` saves where it runs ({where}), so the write leaves it "
                        f"intact: `{{new}}`", spans=tuple(dict.fromkeys(spans)))]
 
@@ -355,12 +357,12 @@ def _data(f: WriteFacts) -> list[Candidate]:
     if line is None or f.target != f"{f.root}.data" or not f.root.isidentifier() or not f.read_after \
             or f.root_kind not in ("local", "argument") or not f.target_is_tensor:
         return []
-    if not ((f.form == "method" and f.op in EXACT_WITH_SCALARS and f.statement.shape == "expr")
-            or (f.form == "augassign" and f.op in AUGASSIGN_EXACT)):
+    if not ((f.form == WriteForm.METHOD and f.op in EXACT_WITH_SCALARS and f.statement.shape == "expr")
+            or (f.form == WriteForm.AUGASSIGN and f.op in AUGASSIGN_EXACT)):
         return []
-    return [_candidate(DataOutOfPlace, "unsafe", "Make the write a differentiable op: `{new}` (unsafe: the gradients "
-                       "change to those of the op, where the `.data` write hid it from autograd)" + _why_unsafe(f),
-                       line=line, name=f.root)]
+    return [_candidate(DataOutOfPlace, Applicability.UNSAFE, "Make the write a differentiable op: `{new}` (unsafe: "
+                       "the gradients change to those of the op, where the `.data` write hid it from autograd)"
+                       + _why_unsafe(f), line=line, name=f.root)]
 
 
 def _array(f: WriteFacts, style: str) -> list[Candidate]:
@@ -370,9 +372,10 @@ def _array(f: WriteFacts, style: str) -> list[Candidate]:
     why = " (unsafe: later readers of the array no longer see the write)"
     out = []
     if f.shares_array is not None:
-        out.append(_candidate(CloneAtSave, "unsafe", f"Copy the array's memory where the tensor is made (line "
-                                                     f"{f.shares_array.line}), so the write leaves the array alone: "
-                                                     f"`{{new}}`" + why, spans=(f.shares_array,)))
+        out.append(_candidate(CloneAtSave, Applicability.UNSAFE, f"Copy the array's memory where the tensor is made "
+                                                                 f"(line {f.shares_array.line}), so the write leaves "
+                                                                 f"the array alone: `{{new}}`" + why,
+                              spans=(f.shares_array,)))
     return out + [_unsafe(c, why) for c in _saved(f, style)]
 
 
@@ -393,18 +396,18 @@ def _move_after_backward(f: WriteFacts) -> list[Candidate]:
     move, after, backward, inputs = moves.pop()
     if move is None or after is None:
         return []
-    if f.form == "optimizer":
+    if f.form == WriteForm.OPTIMIZER:
         if not inputs:  # that backward reaches none of the parameters the step updates
-            return [_candidate(MoveAfterBackward, "unsafe",
+            return [_candidate(MoveAfterBackward, Applicability.UNSAFE,
                                f"Move `{f.text}` after the backward at line {backward.line} (unsafe: the step now "
                                f"runs after that backward, which gets the gradients at the weights its forward "
                                f"used)", move=move, after=after, backward=backward)]
-        return [_candidate(MoveAfterBackward, "unsafe",
+        return [_candidate(MoveAfterBackward, Applicability.UNSAFE,
                            f"Move `{f.text}` after the backward at line {backward.line}, restricted to "
                            f"`inputs={inputs}` (unsafe: the step now runs after that backward, which gets the "
                            f"gradients at the weights its forward used)",
                            move=move, after=after, backward=backward, inputs=inputs)]
-    return [_candidate(MoveAfterBackward, "unsafe",
+    return [_candidate(MoveAfterBackward, Applicability.UNSAFE,
                        f"Move the update at line {move.line} after the backward at line {backward.line}"
                        + (" and the optimizer step that follows it" if after.line != backward.line else "")
                        + " (unsafe: the update now runs later, and the backward uses the weights as the forward "
@@ -422,12 +425,12 @@ def _recompute_forward(f: WriteFacts) -> list[Candidate]:
     if recompute is None:
         return []
     if loop is not None:
-        return [_candidate(RecomputeForward, "unsafe",
+        return [_candidate(RecomputeForward, Applicability.UNSAFE,
                            f"Recompute the forward at line {recompute.line} at the start of the loop at line "
                            f"{loop.line}, so that each iteration's backward uses the weights as they are then "
                            f"(unsafe: the forward runs on every iteration)", recompute=recompute, loop=loop)]
     if after is not None:
-        return [_candidate(RecomputeForward, "unsafe",
+        return [_candidate(RecomputeForward, Applicability.UNSAFE,
                            f"Run the forward at line {recompute.line} again after line {after.line}, so that the "
                            f"later backward uses the updated weights (unsafe: what follows sees the recomputed "
                            f"values)", recompute=recompute, recompute_after=after)]
@@ -440,7 +443,7 @@ def _without_grad(f: WriteFacts) -> list[Candidate]:
     copy is made before grad mode is turned off."""
     if f.grad_on_line and f.root and f.root.isidentifier() and f.target_is_tensor and f.read_after \
             and f.root_kind in ("local", "argument", "global"):
-        return [_candidate(CloneBeforeWrite, "safe" if _local(f) else "unsafe",
+        return [_candidate(CloneBeforeWrite, Applicability.of(_local(f)),
                            f"Clone `{f.root}` before `torch.no_grad()` (line {f.grad_on_line}), where the copy keeps "
                            f"`{f.root}`'s history: `{{new}}`" + _why_unsafe(f), line=f.grad_on_line, name=f.root)]
     return []
@@ -462,14 +465,14 @@ def _leaf(f: WriteFacts) -> list[Candidate]:
         # caller's leaf, which belongs under no_grad (a rebinding would drop it).
         if not f.read_after and not f.returns_other:
             if f.leaf_kind and f.statement.shape in ("expr", "statement"):
-                return [_candidate(WrapNoGrad, "unsafe", "Wrap the update in `with torch.no_grad():` (unsafe: "
-                                   f"`{f.root}` is an argument; a caller that passes a tensor whose gradient flows "
-                                   "through the write would lose that gradient)", line=line)]
+                return [_candidate(WrapNoGrad, Applicability.UNSAFE, "Wrap the update in `with torch.no_grad():` "
+                                   f"(unsafe: `{f.root}` is an argument; a caller that passes a tensor whose gradient "
+                                   "flows through the write would lose that gradient)", line=line)]
             return []
         out = _out_of_place(f, line) if _rebindable(f, dead_ok=True) else []
         if f.root.isidentifier() and f.target_is_tensor:
-            out.append(_candidate(CloneBeforeWrite, "unsafe", f"Write a copy of `{f.root}`: `{{new}}`" + _why_unsafe(f),
-                                  line=line, name=f.root))
+            out.append(_candidate(CloneBeforeWrite, Applicability.UNSAFE,
+                                  f"Write a copy of `{f.root}`: `{{new}}`" + _why_unsafe(f), line=line, name=f.root))
         return [_as_unsafe(c, f) for c in out]
     if f.through_view and f.root_kind == "local" and f.read_after:
         # `flat = x.view(...)` or `w = self.weight.t()`, then a write to it, and the view read afterwards: the view
@@ -477,24 +480,25 @@ def _leaf(f: WriteFacts) -> list[Candidate]:
         # `row = w[0]; row.zero_()`, exists for its write to the leaf: an update, wrapped in no_grad below.)
         out = [_as_unsafe(c, f) for c in _out_of_place(f, line)] if _rebindable(f) else []
         if f.root.isidentifier() and f.target_is_tensor:
-            out.append(_as_unsafe(_candidate(CloneBeforeWrite, "safe", f"Write a copy of the view `{f.root}`: `{{new}}`",
-                                             line=line, name=f.root), f))
+            out.append(_as_unsafe(_candidate(CloneBeforeWrite, Applicability.SAFE,
+                                             f"Write a copy of the view `{f.root}`: `{{new}}`", line=line, name=f.root),
+                                  f))
         return out
     if f.statement.shape in ("expr", "statement") and f.root_kind in ("local", "global", "attribute", "element") \
             and f.leaf_kind:
         # Only for a tensor known to be a leaf that requires grad: an activation written under no_grad would stop
         # passing the written values' gradient on, and a tensor that needs no grad needs no wrapping.
-        return [_candidate(WrapNoGrad, "safe", "Wrap the update in `with torch.no_grad():` (a leaf that requires "
-                                               "grad is updated outside autograd; rebinding it would stop it from "
-                                               "training)", line=line)]
+        return [_candidate(WrapNoGrad, Applicability.SAFE, "Wrap the update in `with torch.no_grad():` (a leaf that "
+                                                           "requires grad is updated outside autograd; rebinding it "
+                                                           "would stop it from training)", line=line)]
     return []
 
 
 def _unsafe(c: Candidate, why: str) -> Candidate:
     """The same rewrite, unsafe (with `why` added to a safe one's description)."""
-    if c.applicability == "unsafe":
+    if c.applicability == Applicability.UNSAFE:
         return c
-    return Candidate(c.codemod, c.anchor, "unsafe", c.description + why)
+    return Candidate(c.codemod, c.anchor, Applicability.UNSAFE, c.description + why)
 
 
 def _as_unsafe(c: Candidate, f: WriteFacts) -> Candidate:

@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper
 
 from codemods._base import apply_codemod, shared_wrapper
 from fixinplace.deep import deep_call
-from fixinplace.diagnostics import Diagnostic, Severity, blocking, one_line
+from fixinplace.diagnostics import Applicability, Diagnostic, Severity, blocking, one_line
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.fix.candidates import Candidate, candidates
 from fixinplace.fix.units import Units, UnitRewrite, parse_for_rewriting
@@ -234,7 +234,7 @@ class Checker:
         return self.admissible is None or self.admissible(new_source)
 
     def allowed(self, candidate: Candidate) -> bool:
-        return (self.unsafe or candidate.applicability == "safe") and (
+        return (self.unsafe or candidate.applicability == Applicability.SAFE) and (
             self.strategies is None or candidate.strategy in self.strategies)
 
     def first_passing(self, version: Version, target: Diagnostic

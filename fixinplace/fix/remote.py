@@ -26,7 +26,7 @@ import libcst as cst
 
 from codemods._base import apply_codemod, shared_wrapper
 from fixinplace.analysis.project import dependency_files, overlay
-from fixinplace.diagnostics import Diagnostic, Fix, Severity, blocking
+from fixinplace.diagnostics import Applicability, Diagnostic, Fix, Severity, blocking
 from fixinplace.engine import SourceError, analyse_source, shared_analyses
 from fixinplace.facts import RemoteWrite
 from fixinplace.fix.candidates import remote_candidates
@@ -251,8 +251,8 @@ def _commit(caller: _File, reported: Diagnostic, planned: tuple[Fix, dict[str, s
 
 def _joined(steps: list[_Step]) -> Fix:
     """The fix of a call's hazard: every write's rewrite, unsafe when one of them is."""
-    unsafe = any(step.fix.applicability != "safe" for step in steps)
-    return replace(steps[0].fix, applicability="unsafe" if unsafe else "safe",
+    unsafe = any(step.fix.applicability != Applicability.SAFE for step in steps)
+    return replace(steps[0].fix, applicability=Applicability.of(not unsafe),
                    description="; ".join(step.fix.description for step in steps))
 
 
@@ -276,7 +276,7 @@ def _repair_write(caller: _File, target: Diagnostic, before: list[Diagnostic], r
         return None
     wrapper = shared_wrapper(tree)
     for candidate in remote_candidates(at_write, settings.fix_style):
-        if candidate.applicability != "safe" and not settings.unsafe_fixes:
+        if candidate.applicability != Applicability.SAFE and not settings.unsafe_fixes:
             continue
         new_text = apply_codemod(candidate.codemod, tree, wrapper, written.outcome.path, remote.facts,
                                  **dict(candidate.anchor))

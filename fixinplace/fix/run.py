@@ -18,7 +18,7 @@ from typing import Sequence
 
 from fixinplace.analysis.project import dependency_files
 from fixinplace.cache import code_text
-from fixinplace.diagnostics import Diagnostic, FileError, blocking, one_line
+from fixinplace.diagnostics import Applicability, Diagnostic, FileError, blocking, one_line
 from fixinplace.discovery import discover
 from fixinplace.engine import (SourceError, check_bytes, decode_source, read_source_bytes, select_diagnostics,
                                shared_analyses)
@@ -72,7 +72,7 @@ class FixReport:
         """Remaining hazards that only an unsafe fix would remove (none when unsafe fixes are on)."""
         if self.unsafe:
             return []
-        return [d for d in self.remaining if d.fix is not None and d.fix.applicability == "unsafe"]
+        return [d for d in self.remaining if d.fix is not None and d.fix.applicability == Applicability.UNSAFE]
 
     @property
     def exit_code(self) -> int:

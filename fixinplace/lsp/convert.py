@@ -11,7 +11,7 @@ from typing import Sequence
 
 from lsprotocol import types
 
-from fixinplace.diagnostics import Diagnostic, Related, Severity
+from fixinplace.diagnostics import Applicability, Diagnostic, Related, Severity
 from fixinplace.lines import line_texts
 from fixinplace.lsp.edits import minimal_edits
 from fixinplace.lsp.positions import UTF8, UTF16, UTF32, column_at, units, utf16_len  # noqa: F401 (re-exported)
@@ -181,7 +181,7 @@ def fix_title(d: Diagnostic) -> str:
     """The title of a diagnostic's quick fix: its description, with "(unsafe)" after an unsafe one (as Ruff's
     editor integration titles them)."""
     assert d.fix is not None
-    return d.fix.description + (" (unsafe)" if d.fix.applicability != "safe" else "")
+    return d.fix.description + (" (unsafe)" if d.fix.applicability != Applicability.SAFE else "")
 
 
 def hover_text(d: Diagnostic, layout: Layout | None = None, pending: bool = False) -> str:
@@ -196,7 +196,7 @@ def hover_text(d: Diagnostic, layout: Layout | None = None, pending: bool = Fals
     if pending:
         parts.append("Fix: being checked (the quick fixes offer it once it passes)")
     elif d.fix is not None:
-        parts.append(("Unsafe fix" if d.fix.applicability != "safe" else "Fix") + f": {d.fix.description}")
+        parts.append(("Unsafe fix" if d.fix.applicability != Applicability.SAFE else "Fix") + f": {d.fix.description}")
     elif d.severity is not Severity.INFO:
         parts.append("No automatic fix. Suppress it with `# fixinplace: ignore[" + d.code + "]` when it is intended.")
     if rule is not None:

@@ -36,7 +36,7 @@ from pygls.uris import to_fs_path
 from urllib.parse import unquote
 
 from fixinplace import __version__
-from fixinplace.diagnostics import Diagnostic, Severity, blocking
+from fixinplace.diagnostics import Applicability, Diagnostic, Severity, blocking
 from fixinplace.analysis import project
 from fixinplace.engine import SourceError, analyse_source, select_diagnostics
 from fixinplace.lsp.convert import UTF16, Layout, fix_title, hover_text, text_lines, to_lsp
@@ -486,7 +486,7 @@ def quick_fixes(snapshot: Snapshot, rng: types.Range) -> list[types.CodeAction]:
                 title=fix_title(fixed),
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[lsp_d],
-                is_preferred=fixed.fix.applicability == "safe",
+                is_preferred=fixed.fix.applicability == Applicability.SAFE,
                 edit=types.WorkspaceEdit(changes=changes),
             ) if changes and fixed is not None and fixed.fix is not None else None
         if cache[("fix", fix_key(d))] is not None:

@@ -19,7 +19,7 @@ diagnostic (`= help: ...`). Colour (ANSI) only when asked for (the CLI asks on a
 
 from __future__ import annotations
 
-from fixinplace.diagnostics import Diagnostic, Severity, location, position, printable_path
+from fixinplace.diagnostics import Applicability, Diagnostic, Severity, location, position, printable_path
 from fixinplace.engine import Report
 from fixinplace.lines import line_texts
 from fixinplace.notebook import cell_lines
@@ -53,7 +53,7 @@ def _display_width_prefix(line: str, column: int) -> tuple[str, int]:
 
 def fixable(d: Diagnostic, unsafe_fixes: bool = False) -> bool:
     """Whether `fixinplace fix --apply` (with `--unsafe-fixes` when `unsafe_fixes`) fixes this diagnostic."""
-    return d.fix is not None and (d.fix.applicability == "safe" or unsafe_fixes)
+    return d.fix is not None and (d.fix.applicability == Applicability.SAFE or unsafe_fixes)
 
 
 def header(d: Diagnostic, style: _Style, unsafe_fixes: bool = False) -> str:

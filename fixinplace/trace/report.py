@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import List, Optional
 
+from fixinplace.diagnostics import Applicability
 from fixinplace.trace.findings import INVALIDATED, Finding
 from fixinplace.trace.fixes import attach_fixes
 from fixinplace.trace.sites import Site
@@ -47,7 +48,7 @@ def _finding_text(f: Finding) -> List[str]:
     else:
         lines.append("  latent: no backward used this graph during the run; not counted in the exit status")
     if f.fix:
-        unsafe = " (unsafe: review it)" if f.fix["applicability"] != "safe" else ""
+        unsafe = " (unsafe: review it)" if f.fix["applicability"] != Applicability.SAFE else ""
         lines.append(f"  fix{unsafe}: {f.fix['title']}")
         lines += ["    " + line for line in f.fix["diff"].splitlines()]
     return lines
