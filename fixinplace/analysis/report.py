@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from fixinplace.analysis.events import Event, SafeWrite
 from fixinplace.analysis.values import Site
 from fixinplace.diagnostics import Diagnostic, Severity
-from fixinplace.facts import RemoteWrite, SavedBy, Span, WriteFacts
+from fixinplace.facts import RemoteWrite, SavedBy, Span, WriteFacts, WriteForm
 from fixinplace.lines import shared_line_texts
 from fixinplace.rules import RULES_BY_CODE, rule_for
 from fixinplace.rules.wording import shorten
@@ -131,7 +131,7 @@ class Reporter:
                 message = f"this call may run {entry[0]}:{line}, {guard}; there, {message}"
                 severity = min(severity, Severity.WARNING, key=lambda s: s.rank)
             remote = (site, entry, self._remote_save(save, entry, stmts))
-            site = self._call_sites.setdefault(id(call), Site(node=call, form="call", op=site.op,
+            site = self._call_sites.setdefault(id(call), Site(node=call, form=WriteForm.CALL, op=site.op,
                                                               text=self._line_text(call)))
             if save is not None and save[0].file:
                 save = None  # a save made in another file is the write's file's to clone (`remotes`), not this one's
@@ -296,10 +296,26 @@ class Reporter:
 
     @staticmethod
     def _write_facts(site: Site, saved: dict) -> WriteFacts:
-        # (Save, backward line, move facts, made in another file than the write's: nothing to clone there)
+        """The record of a write site (what it showed when first seen, what its runs wrote) and of the saves it
+        invalidated: (Save, backward line, move facts, made in another file than the write's: nothing to clone
+        there)."""
+        setting, runs = site.setting, site.runs
         saves = sorted(saved.values(), key=lambda item: item[0].seq)
         return WriteFacts(
-            form=site.form, op=site.op, text=site.text, **site.info, **site.facts,
+            form=site.form, op=site.op, text=site.text,
+            target=setting.target, root=setting.root, root_kind=setting.root_kind,
+            target_is_tensor=bool(runs.target_is_tensor), target_dtype=runs.target_dtype or "",
+            aliased=runs.aliased, through_view=runs.through_view, through_detach=runs.through_detach,
+            read_after=setting.read_after, argument_private=setting.argument_private,
+            returns_other=setting.returns_other,
+            chain=setting.chain, chain_exact=setting.chain_exact, chain_promotes=setting.chain_promotes,
+            operands=setting.operands, statement=setting.statement,
+            grad_mode=setting.grad_mode, grad_on_line=setting.grad_on_line,
+            index_kind=setting.index_kind, index_text=setting.index_text, index_parts=setting.index_parts,
+            leaf_kind=runs.leaf_kind, after_backward=runs.after_backward, target_unknown=runs.target_unknown,
+            module_ctor=setting.module_ctor, inplace_literal=setting.inplace_literal,
+            module_condition=setting.module_condition,
+            shares_array=runs.shares_array, extra=setting.extra,
             saves=tuple(
                 SavedBy(op=s.op, role=s.role, label=s.group.label, span=Span(s.line, s.column, s.end_line, s.end_column),
                         certain=s.certain, operand=Span(*s.operand) if s.operand and not elsewhere else None,

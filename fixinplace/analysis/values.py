@@ -14,6 +14,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Optional
 
+from fixinplace.facts import GradMode, Operand, Span, Statement, WriteForm
+
 Tri = Optional[bool]  # True / False / unknown
 
 _seq = itertools.count()
@@ -161,22 +163,65 @@ class Write:
     maybe_not_tensor: bool = False  # nothing showed the written value is a tensor (an unannotated argument)
 
 
+@dataclass(slots=True)
+class SiteSetting:
+    """What a write site shows when it is first seen: what it writes, where it stands, how it runs. Each field is
+    the `fixinplace.facts.WriteFacts` field of its name, with its default (a site seen without a frame, such as an
+    optimizer step, keeps the defaults)."""
+
+    target: str = ""  # the written expression (`x`, `h[0]`, `self.w.t()`)
+    root: str = ""  # the variable it goes back to (`x`, `h`, `self.w`)
+    root_kind: str = "other"  # local | argument | global | attribute | element | other
+    read_after: bool = True  # the root name may be read after the write
+    argument_private: bool = False  # an argument no caller in the file can see written
+    returns_other: bool = False  # an argument whose function returns something else than it
+    chain: tuple[str, ...] = ()  # the in-place methods of a chain of them on the root (`x.sub_(m).div_(s)`)
+    chain_exact: bool = False  # every operand of the chain keeps the root's dtype
+    chain_promotes: bool = False  # an operand of the chain is known to have another dtype than the root
+    operands: tuple[Operand, ...] = ()  # the other operands of the write
+    statement: Optional[Statement] = None  # the statement the write stands in
+    grad_mode: GradMode = GradMode.ON  # where the write runs
+    grad_on_line: int = 0  # under no_grad: the `with` statement that turned grad mode off
+    index_kind: str = ""  # subscript writes: basic | advanced | unknown
+    index_text: str = ""  # subscript writes: the index expression
+    index_parts: tuple[str, ...] = ()  # subscript assignments: the kind of each index part
+    module_ctor: Optional[Span] = None  # inplace_module: the constructor call with inplace=True
+    inplace_literal: Optional[Span] = None  # inplace_module: the literal `True` the flag came from
+    module_condition: str = ""  # inplace_module: the constructor parameters that, at 0, stop the write
+    extra: tuple[tuple[str, str], ...] = ()  # rule-specific details: (name, text) pairs (fused, library)
+
+
+@dataclass(slots=True)
+class SiteRuns:
+    """What the abstract executions of a write site wrote, accumulated over them: each field but `known_target`
+    is the `fixinplace.facts.WriteFacts` field of its name (None: no execution wrote a tensor yet)."""
+
+    aliased: bool = False  # in some run another name or view shared the written tensor
+    target_is_tensor: Optional[bool] = None  # in every run the written value was surely a tensor (not an array)
+    target_dtype: Optional[str] = None  # the dtype every run wrote ("" when unknown or when runs differ)
+    through_view: bool = False  # in some run the written value was a view of another tensor
+    through_detach: bool = False  # in some run it was `y.detach()` (or a view of it), which writes `y`'s storage
+    target_unknown: bool = False  # a run wrote an unseen caller's tensor, and no run showed where it comes from
+    known_target: bool = False  # some run wrote a tensor whose provenance the file shows
+    leaf_kind: str = ""  # for a leaf that requires grad: where it comes from (param, fresh, arg, ...)
+    after_backward: bool = False  # in some run that leaf already had a .grad (an update after a backward)
+    shares_array: Optional[Span] = None  # FIP105: the call that made the tensor share a NumPy array's memory
+
+
 @dataclass(eq=False, slots=True)
 class Site:
     """The source location of one in-place write, shared by every abstract execution of it."""
 
     node: ast.AST
-    # method | augassign | setitem | data_assign (`p.data = new`) | out | inplace_kw | inplace_module | optimizer |
-    # library | call
-    form: str
+    form: WriteForm  # (text such as "method" is taken as its member)
     op: str  # add_, __setitem__, relu_, step, ...
     text: str  # source text of the write
-    # `fixinplace.facts.WriteFacts` fields known when the site is first seen (where it is, what it writes), and
-    # those that accumulate over its executions (aliased, leaf_kind, after_backward, target_is_tensor).
-    info: dict = field(default_factory=dict)
-    facts: dict = field(default_factory=dict)
+    setting: SiteSetting = field(default_factory=SiteSetting)
+    runs: SiteRuns = field(default_factory=SiteRuns)
     optimizer: object = None  # for an optimizer step: the OptimizerValue
-    known_target_run: bool = False  # some execution wrote a tensor whose provenance the file shows
+
+    def __post_init__(self) -> None:
+        self.form = WriteForm(self.form)
 
 
 class Value:

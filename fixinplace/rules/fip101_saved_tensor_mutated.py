@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from fixinplace.analysis.events import SaveInvalidated
 from fixinplace.diagnostics import Severity
-from fixinplace.facts import WriteFacts
+from fixinplace.facts import WriteFacts, WriteForm
 from fixinplace.rules.base import Finding, Repairs, Rule
 from fixinplace.rules.wording import backward_at, save_text, saved_here, saved_remedy, shares
 
@@ -17,7 +17,7 @@ class SavedTensorMutated(Rule):
     needs_backward = True
 
     def claims(self, event: SaveInvalidated) -> bool:
-        return not event.write.silent and event.site.form != "optimizer"
+        return not event.write.silent and event.site.form != WriteForm.OPTIMIZER
 
     def finding(self, event: SaveInvalidated) -> Finding:
         write, save, site = event.write, event.save, event.site
@@ -27,13 +27,13 @@ class SavedTensorMutated(Rule):
         backward = backward_at(event.backward_label, event.backward_line)
         severity = Severity.ERROR if event.certain else Severity.WARNING
         related = saved_here(save)
-        if site.form == "library":
-            why = dict(site.info.get("extra", ())).get("library", "")
+        if site.form == WriteForm.LIBRARY:
+            why = dict(site.setting.extra).get("library", "")
             message = (f"`{site.text}` writes `{written}` in place{via} ({why}): {what}; the backward of {backward} "
                        f"then fails (\"modified by an inplace operation\")")
             return Finding(severity, message, related)
-        ctor = site.info.get("module_ctor")
-        condition = site.info.get("module_condition")
+        ctor = site.setting.module_ctor
+        condition = site.setting.module_condition
         when = f"; it writes only when its {condition}, not known here, is not 0" if condition else ""
         by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line}{when})" if ctor else ""
         message = (f"in-place write to `{written}`{via}{by}: {what}; writing it in place makes the backward of "

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from fixinplace.analysis.events import SaveInvalidated
 from fixinplace.diagnostics import Severity
-from fixinplace.facts import WriteFacts
+from fixinplace.facts import WriteFacts, WriteForm
 from fixinplace.rules.base import Finding, Repairs, Rule
 from fixinplace.rules.wording import backward_at, save_text, saved_here
 
@@ -18,7 +18,7 @@ class ParametersUpdatedBeforeBackward(Rule):
     needs_backward = True
 
     def claims(self, event: SaveInvalidated) -> bool:
-        return not event.write.silent and event.site.form == "optimizer"
+        return not event.write.silent and event.site.form == WriteForm.OPTIMIZER
 
     def finding(self, event: SaveInvalidated) -> Finding:
         save = event.save

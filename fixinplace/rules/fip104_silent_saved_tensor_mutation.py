@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from fixinplace.analysis.events import SaveInvalidated
 from fixinplace.diagnostics import Severity
-from fixinplace.facts import WriteFacts
+from fixinplace.facts import WriteFacts, WriteForm
 from fixinplace.rules.base import Finding, Repairs, Rule
 from fixinplace.rules.wording import backward_at, save_text, saved_here, shares
 
@@ -25,7 +25,7 @@ class SilentSavedTensorMutation(Rule):
         saved, written = save.group.label, write.label
         what = save_text(save, event.certain)
         backward = backward_at(event.backward_label, event.backward_line)
-        if site.form == "data_assign":
+        if site.form == WriteForm.DATA_ASSIGN:
             message = (
                 f"`{site.text}` gives `{saved}` other memory without a version bump, and autograd saved `{saved}` "
                 f"itself, which now reads the new values; {what}. No error is raised: the backward of {backward} "

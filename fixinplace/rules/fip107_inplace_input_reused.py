@@ -17,7 +17,7 @@ class InplaceInputReused(Rule):
 
     def finding(self, event: InputReused) -> Finding:
         site, root = event.site, event.root
-        ctor = site.info.get("module_ctor")
+        ctor = site.setting.module_ctor
         by = f"`{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else f"`{site.op}`"
         message = (f"{by} writes `{root}` in place, and its result is bound to `{event.bound}`; `{root}` is read "
                    f"again afterwards, where it holds the written values, not the ones before the call. Nothing "

@@ -15,8 +15,8 @@ class InplaceWrite(Rule):
 
     def finding(self, event: SafeWrite) -> Finding:
         site = event.site
-        root = site.info.get("root")
-        if site.facts.get("target_unknown"):
+        root = site.setting.root
+        if site.runs.target_unknown:
             # What an argument nobody here passes holds is unknown: claim no more than what this file shows.
             who = f"`{root}`" if root else "the written tensor"
             message = (f"in-place write `{site.text}` ({site.op}): no hazard found in this file, but {who} comes "

@@ -10,6 +10,7 @@ from fixinplace.analysis.values import SCALAR, Group, MethodRef, SeqValue, Site,
 from fixinplace.analysis.calls.common import VIEW_ATTRS
 from fixinplace.analysis.events import HiddenDataWrite
 from fixinplace.analysis.frame import Frame
+from fixinplace.facts import WriteForm
 
 SCALAR_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_leaf", "names", "layout", "is_cuda",
                 "grad_fn", "output_nr", "_version", "nbytes", "itemsize"}
@@ -44,7 +45,7 @@ class AliasesMixin:
         """`p.data = new`: `p` takes `new`'s memory without a version bump, so a save of `p` made before it reads the
         new values (measured: the backward silently uses them), as after a write through `p.data`."""
         alias = self.tensor_attribute(base, "data", target)
-        site = self.site(stmt, "data_assign", "data =", written=target, frame=frame)
+        site = self.site(stmt, WriteForm.DATA_ASSIGN, "data =", written=target, frame=frame)
         self.record_write(frame, alias, site, self.text(target), leaf_check=False)
 
     def note_hidden_write(self, param: Group, site: Site, label: str) -> None:
@@ -99,6 +100,6 @@ class AliasesMixin:
             targets.append((args[0], node.args[0] if node.args else None))
         for value, written in targets:
             if isinstance(value, TensorValue) and any(g.origin == "numpy" for g, _ in value.all_groups()):
-                site = self.site(node, "out", op, written=written, frame=frame)
+                site = self.site(node, WriteForm.OUT, op, written=written, frame=frame)
                 self.record_write(frame, value, site, self.text(written) if written is not None else value.label,
                                   leaf_check=False)

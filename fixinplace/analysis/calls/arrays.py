@@ -150,7 +150,7 @@ class ArraysMixin:
         else:
             return
         if source.span:
-            site.facts["shares_array"] = Span(*source.span)
+            site.runs.shares_array = Span(*source.span)
         self.interp.memo.impure()
         self.report.emit(ArrayWritten(site, label, source, reader, sure, stmts=tuple(self.interp.statements),
                                       path=frame.path))

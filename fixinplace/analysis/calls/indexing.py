@@ -26,6 +26,7 @@ from fixinplace.analysis.values import (
 from fixinplace.analysis.calls.common import ArgFact
 from fixinplace.analysis.calls.modules import NAMED_CONTAINERS
 from fixinplace.analysis.frame import Frame
+from fixinplace.facts import WriteForm
 
 
 class IndexingMixin:
@@ -233,7 +234,7 @@ class IndexingMixin:
             return
         kind, parts = self.index_info(target.slice, frame, target.value)
         value_node = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
-        site = self.site(stmt, "setitem", "__setitem__", index_kind=kind, index_text=self.text(target.slice),
+        site = self.site(stmt, WriteForm.SETITEM, "__setitem__", index_kind=kind, index_text=self.text(target.slice),
                          index_parts=parts, written=target.value, frame=frame, operands=[(value, value_node)])
         self.record_write(frame, base, site, self._label(base, target.value))
         if isinstance(value, TensorValue) and frame.grad_mode is not False and value.rg is not False:

@@ -34,7 +34,7 @@ from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import const_bool
 from fixinplace.analysis.calls.frameworks import LIGHTNING_METHODS, is_lightning_class
 from fixinplace.analysis.frame import Frame
-from fixinplace.facts import Span
+from fixinplace.facts import Span, WriteForm
 
 MODULE_CONTAINERS = {"Sequential", "ModuleList"}
 PARAMETER_CONTAINERS = {"ParameterList", "ParameterDict"}  # their parameters are held by name ("0", "1", ...)
@@ -100,7 +100,7 @@ class ModulesMixin:
             what = f"`{owned}`" if owned == pname else f"`{owned}` (its `{pname}`)"
             why = (f"measured under torch: `nn.{module.kind}` calls `{entry.delegate}`, which, with the constructor "
                    f"arguments at line {getattr(ctor, 'lineno', '?')}, writes the module's {what}")
-            site = self.site(node, "library", entry.delegate.rpartition(".")[2], frame=frame,
+            site = self.site(node, WriteForm.LIBRARY, entry.delegate.rpartition(".")[2], frame=frame,
                              extra=(("library", why),))
             self.record_write(frame, target, site, getattr(target, "label", pname), leaf_check=False)
 
@@ -420,10 +420,10 @@ class ModulesMixin:
             origin = module.inplace_origin
             literal = Span(*self.report.span(origin)) if origin is not None and not self.report.file_of(origin) \
                 else None
-            site = self.site(node, "inplace_module", op, module_ctor=ctor_span, inplace_literal=literal,
+            site = self.site(node, WriteForm.INPLACE_MODULE, op, module_ctor=ctor_span, inplace_literal=literal,
                              written=written, frame=frame)
             if idle is None:
-                site.info["module_condition"] = " ".join(f"`{name}`" for name in entry.inplace_idle_when_zero)
+                site.setting.module_condition = " ".join(f"`{name}`" for name in entry.inplace_idle_when_zero)
             self.record_write(frame, x, site, label, certain=not module.maybe_absent and idle is False)
             result = x
             result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg

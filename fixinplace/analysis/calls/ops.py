@@ -34,6 +34,7 @@ from fixinplace.analysis.calls.common import NONE_LITERAL, NOT_NONE, ArgFact
 from fixinplace.analysis.events import InputReused, LeafWritten, SaveInvalidated, TensorWritten
 from fixinplace.analysis.frame import Frame
 from fixinplace.analysis.moves import move_facts, recompute_facts
+from fixinplace.facts import WriteForm
 
 BINOP_NAMES = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -163,32 +164,33 @@ class TensorOpsMixin:
         self.write_sites[id(site)] = site
         certain = certain and value.is_tensor is True
         names = {name for _, name in value.group.names}
-        root = site.info.get("root")
+        root = site.setting.root
         # A view whose base someone else holds (another name, an attribute, a parameter, buffer or argument) shares
         # the write with it; a view of a temporary does not.
         based_elsewhere = value.view and root and (value.group.origin in ("param", "buffer", "arg") or (
             value.group.named and value.group.label != root))
+        runs = site.runs
         if len(names) > 1 or value.maybe_groups or based_elsewhere:
-            site.facts["aliased"] = True
+            runs.aliased = True
         # A NumPy array sharing a tensor's memory is written through, but is no tensor: no tensor rewrite applies.
-        site.facts["target_is_tensor"] = site.facts.get("target_is_tensor", True) and value.is_tensor is True \
+        runs.target_is_tensor = runs.target_is_tensor is not False and value.is_tensor is True \
             and value.group.origin != "numpy"
         # Unknown only when no execution shows where the tensor comes from (a forward also run from `main` does).
         if any(g.origin in ("arg", "unknown") for g, _ in value.all_groups()):
-            site.facts["target_unknown"] = not site.known_target_run
+            runs.target_unknown = not runs.known_target
         else:
-            site.known_target_run = True
-            site.facts["target_unknown"] = False
+            runs.known_target = True
+            runs.target_unknown = False
         if value.view:
-            site.facts["through_view"] = True
+            runs.through_view = True
         if value.detached:
-            site.facts["through_detach"] = True
-        seen = site.facts.get("target_dtype")
-        site.facts["target_dtype"] = (value.dtype or "") if seen is None or seen == (value.dtype or "") else ""
+            runs.through_detach = True
+        seen = runs.target_dtype
+        runs.target_dtype = (value.dtype or "") if seen is None or seen == (value.dtype or "") else ""
         if value.leaf_rg:
-            site.facts["leaf_kind"] = value.group.origin
+            runs.leaf_kind = value.group.origin
             if value.group.has_grad:
-                site.facts["after_backward"] = True
+                runs.after_backward = True
         if leaf_check and not silent and frame.grad_mode is not False:
             if value.leaf_rg is True:
                 self.interp.memo.impure()  # a report names the statements around the call
@@ -212,7 +214,7 @@ class TensorOpsMixin:
         if not silent and self.report.emit(TensorWritten(site, label, value, frame.grad_mode, certain, stmts=stmts,
                                                          path=frame.path)):
             self.interp.memo.impure()
-        if site.form in ("inplace_module", "inplace_kw") and not silent:
+        if site.form in (WriteForm.INPLACE_MODULE, WriteForm.INPLACE_KW) and not silent:
             self.note_reused_input(site, stmts)
         for group, group_certain in value.all_groups():
             write = Write(group=group, seq=next_seq(), path=frame.path + value.arm_path(group), site=site,
@@ -241,12 +243,11 @@ class TensorOpsMixin:
         """An in-place activation whose result is bound to another name (`out = self.conv(x)`, the first layer
         `nn.ReLU(inplace=True)`), when the input's name is read again afterwards (`out += x`): that read gets the
         activated values, not the ones before the call (FIP107)."""
-        info = site.info
-        statement = info.get("statement")
-        root = info.get("root", "")
-        if not (info.get("root_kind") in ("local", "argument") and root.isidentifier() and info.get("read_after")
+        setting = site.setting
+        statement, root = setting.statement, setting.root
+        if not (setting.root_kind in ("local", "argument") and root.isidentifier() and setting.read_after
                 and statement is not None and statement.shape == "assign" and statement.assigned
-                and statement.assigned != root and info.get("target") == root):
+                and statement.assigned != root and setting.target == root):
             return
         self.interp.memo.impure()
         self.report.emit(InputReused(site, root, statement.assigned, stmts=stmts))
@@ -395,7 +396,7 @@ class TensorOpsMixin:
             pname = entry.signature[int(key)] if key.isdigit() and entry.signature and int(key) < len(
                 entry.signature) else key
             why = f"measured under torch: `{op}` called like this bumps the version of its `{pname}`"
-            site = self.site(node, "library", op, written=expr, frame=frame, extra=(("library", why),))
+            site = self.site(node, WriteForm.LIBRARY, op, written=expr, frame=frame, extra=(("library", why),))
             self.record_write(frame, target, site, self._label(target, expr if expr is not None else node),
                               leaf_check=False)
 
@@ -464,7 +465,7 @@ class TensorOpsMixin:
 
     def write_out(self, frame: Frame, out: Value, node: ast.Call, op: str) -> Value:
         """`op(..., out=buf)` writes `buf` in place (autograd refuses out= when an input requires grad)."""
-        site = self.site(node, "out", op, written=self._kw_node(node, "out"), frame=frame)
+        site = self.site(node, WriteForm.OUT, op, written=self._kw_node(node, "out"), frame=frame)
         self.record_write(frame, out, site, self._label(out, node, kw="out"))
         return out
 
@@ -539,7 +540,7 @@ class TensorOpsMixin:
             rhs = self.interp.eval(stmt.value, frame)
             if isinstance(base, TensorValue) and base.is_tensor is not None:
                 kind = self.index_kind(target.slice, frame)
-                site = self.site(stmt, "augassign", AUGASSIGN_INPLACE.get(name or "", "setitem"),
+                site = self.site(stmt, WriteForm.AUGASSIGN, AUGASSIGN_INPLACE.get(name or "", "setitem"),
                                  index_kind=kind, index_text=self.text(target.slice), written=target.value,
                                  frame=frame, operands=[(rhs, stmt.value)])
                 self.record_write(frame, base, site, self._label(base, target.value))
@@ -553,7 +554,7 @@ class TensorOpsMixin:
         rhs = self.interp.eval(stmt.value, frame)
         if isinstance(current, TensorValue) and name is not None and name != "matmul":
             op = AUGASSIGN_INPLACE[name]
-            site = self.site(stmt, "augassign", op, written=target, frame=frame, operands=[(rhs, stmt.value)])
+            site = self.site(stmt, WriteForm.AUGASSIGN, op, written=target, frame=frame, operands=[(rhs, stmt.value)])
             self.record_write(frame, current, site, self._label(current, target))
             entry = self.table.method(f"__{name}__") if self.table else None
             self.apply_op(entry, name, [current, rhs], {}, stmt, frame, inplace_target=current,

@@ -9,6 +9,7 @@ from fixinplace.analysis.values import UNKNOWN, DictValue, OptimizerValue, Param
 
 from fixinplace.analysis.calls.common import const_bool
 from fixinplace.analysis.frame import Frame
+from fixinplace.facts import WriteForm
 
 
 class OptimizersMixin:
@@ -39,7 +40,8 @@ class OptimizersMixin:
 
     def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: Frame) -> None:
         """`optimizer.step()`: every parameter that has a `.grad` is updated in place (silently when fused)."""
-        site = self.site(node, "optimizer", "step", extra=(("fused", str(opt.fused)),))  # no frame: no write facts
+        # No frame: no write facts.
+        site = self.site(node, WriteForm.OPTIMIZER, "step", extra=(("fused", str(opt.fused)),))
         site.optimizer = opt
         for param in opt.params:
             if param.group.has_grad is False:

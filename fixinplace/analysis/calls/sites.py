@@ -5,52 +5,59 @@ from __future__ import annotations
 
 import ast
 
-from fixinplace.analysis.values import InstanceValue, ScalarValue, Site, TensorValue, Value
+from fixinplace.analysis.values import InstanceValue, ScalarValue, Site, SiteSetting, TensorValue, Value
 
 from fixinplace.analysis.callers import argument_is_private, returns_other_than
 from fixinplace.analysis.calls.common import MAYBE_ALIAS_METHODS, VIEW_ATTRS
 from fixinplace.analysis.frame import Frame
 from fixinplace.analysis.liveness import read_after
-from fixinplace.facts import Operand, Statement
+from fixinplace.facts import GradMode, Operand, Span, Statement, WriteForm
 
 
 class SitesMixin:
     """Write sites and their facts."""
 
-    def site(self, node: ast.AST, form: str, op: str, *, written: ast.AST | None = None,
-             frame: "Frame | None" = None, operands: list | None = None, **info) -> Site:
+    def site(self, node: ast.AST, form: WriteForm | str, op: str, *, written: ast.AST | None = None,
+             frame: "Frame | None" = None, operands: list | None = None, index_kind: str = "", index_text: str = "",
+             index_parts: tuple[str, ...] = (), module_ctor: Span | None = None, inplace_literal: Span | None = None,
+             extra: tuple[tuple[str, str], ...] = ()) -> Site:
         """The write site for a node (one per node and form, shared across abstract executions).
 
         `written` is the expression of the written tensor and `operands` the other operands of the op, as
         (value, expression node or None) pairs: with them the site records the facts the fix stage plans from
-        (`fixinplace.facts.WriteFacts`); `info` adds further fields of that record (index_kind, module_ctor, ...).
+        (`fixinplace.facts.WriteFacts`); the other keywords are further fields of that record, as `SiteSetting`
+        holds them.
         """
-        key = (id(node), form, info.get("module_ctor"))  # each module of a Sequential writes at its own site
+        form = WriteForm(form)
+        key = (id(node), form, module_ctor)  # each module of a Sequential writes at its own site
         site = self._sites.get(key)
         if site is None:
-            facts = self.write_facts(node, written, frame, operands) if frame is not None else {}
-            site = Site(node=node, form=form, op=op, text=self.text(node), info={**facts, **info})
+            setting = self.write_setting(node, written, frame, operands) if frame is not None else SiteSetting()
+            setting.index_kind, setting.index_text, setting.index_parts = index_kind, index_text, index_parts
+            setting.module_ctor, setting.inplace_literal, setting.extra = module_ctor, inplace_literal, extra
+            site = Site(node=node, form=form, op=op, text=self.text(node), setting=setting)
             self._sites[key] = site
         return site
 
-    def write_facts(self, node: ast.AST, written: ast.AST | None, frame: Frame, operands: list | None) -> dict:
+    def write_setting(self, node: ast.AST, written: ast.AST | None, frame: Frame,
+                      operands: list | None) -> SiteSetting:
         """Where the write sits and what it writes: root name and its kind, operands, enclosing statement,
         grad mode, and whether the root name is read afterwards."""
-        facts: dict = {}
+        setting = SiteSetting()
         stmt = self.interp.current_statement
         if written is not None:
             root, kind = self.root_of(written, frame)
-            facts.update(target=self.text(written), root=root, root_kind=kind)
+            setting.target, setting.root, setting.root_kind = self.text(written), root, kind
             if kind in ("local", "argument") and root.isidentifier() and stmt is not None:
                 scope = self.interp.current_scope
-                facts["read_after"] = read_after(scope, stmt, root)
+                setting.read_after = read_after(scope, stmt, root)
                 if kind == "argument":
-                    facts["argument_private"] = argument_is_private(self.interp.tree, scope, root)
-                    facts["returns_other"] = returns_other_than(scope, root)
-                facts["chain"], facts["chain_exact"], facts["chain_promotes"] = self._chain(stmt, root, frame)
+                    setting.argument_private = argument_is_private(self.interp.tree, scope, root)
+                    setting.returns_other = returns_other_than(scope, root)
+                setting.chain, setting.chain_exact, setting.chain_promotes = self._chain(stmt, root, frame)
         if operands is not None:
-            root = facts.get("root", "")
-            facts["operands"] = tuple(self.operand_facts(value, operand, root, frame) for value, operand in operands)
+            setting.operands = tuple(self.operand_facts(value, operand, setting.root, frame)
+                                     for value, operand in operands)
         if stmt is not None:
             assigned = ""
             if isinstance(stmt, ast.Expr) and stmt.value is node:
@@ -62,14 +69,14 @@ class SitesMixin:
                 shape = "statement"
             else:
                 shape = "nested"
-            facts["statement"] = Statement(shape, stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno,
-                                           assigned)
-        facts["grad_mode"] = {True: "on", False: "off", None: "unknown"}[frame.grad_mode]
+            setting.statement = Statement(shape, stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno,
+                                          assigned)
+        setting.grad_mode = GradMode.of(frame.grad_mode)
         if frame.grad_mode is False:
             no_grad = frame.no_grad_stmt
             if no_grad is not None:
-                facts["grad_on_line"] = no_grad.lineno  # the last statement run with grad on
-        return facts
+                setting.grad_on_line = no_grad.lineno  # the last statement run with grad on
+        return setting
 
     def _chain(self, stmt: ast.stmt, root: str, frame: Frame) -> tuple[tuple[str, ...], bool, bool]:
         """The in-place methods of a statement that is a chain of them on `root` (`img.sub_(m).div_(s)`: div_,

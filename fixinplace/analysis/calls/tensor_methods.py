@@ -10,6 +10,7 @@ from fixinplace.analysis.values import SCALAR, UNKNOWN, QualName, ScalarValue, T
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import MAYBE_ALIAS_METHODS, const_bool
 from fixinplace.analysis.frame import Frame
+from fixinplace.facts import WriteForm
 
 SCALAR_METHODS = {
     "item", "tolist", "size", "dim", "numel", "nelement", "element_size", "stride", "data_ptr",
@@ -47,7 +48,7 @@ class TensorMethodsMixin:
             if name in NDARRAY_COPIES:
                 return UNKNOWN  # a new array: no longer the tensor's memory
             if name in NDARRAY_WRITES:
-                site = self.site(node, "method", name, written=node.func.value, frame=frame)
+                site = self.site(node, WriteForm.METHOD, name, written=node.func.value, frame=frame)
                 self.record_write(frame, t, site, self._label(t, node.func.value), leaf_check=False)
                 return SCALAR
             if "out" in kwargs:
@@ -167,8 +168,9 @@ class TensorMethodsMixin:
             return t
         if info is not None and t.is_tensor is None:
             t.is_tensor = True  # an in-place Tensor method was called on it
-        site = self.site(node, "method", name, written=node.func.value if isinstance(node.func, ast.Attribute) else None,
-                         frame=frame, operands=self.operand_pairs(node, list(args) + list(kwargs.values())))
+        site = self.site(node, WriteForm.METHOD, name,
+                         written=node.func.value if isinstance(node.func, ast.Attribute) else None, frame=frame,
+                         operands=self.operand_pairs(node, list(args) + list(kwargs.values())))
         self.record_write(frame, t, site, self._label(t, node.func.value if isinstance(node.func, ast.Attribute) else node))
         out_of_place = (info.out_of_place if info is not None else None) or name[:-1]
         entry = self.table.method(out_of_place) if self.table else None
