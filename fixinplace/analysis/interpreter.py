@@ -29,6 +29,7 @@ from fixinplace.analysis.frame import (
 from fixinplace.analysis.moves import block_index
 from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.summaries import CallMemo
+from fixinplace.analysis.training import CallMode, eval_arm, self_calls
 from fixinplace.analysis.values import (
     CONTAINER_ATTR,
     SCALAR,
@@ -182,6 +183,9 @@ class Interpreter:
         self._resolving: set[int] = set()  # ids of the LazyImports being resolved
         self._dependencies: set | None = None  # the project files this file's analysis may load
         self.memo = CallMemo()  # summaries of the calls run so far, per calling context
+        # `if self.training:` statements (by node id) whose training flag was unknown: the arm that runs only in
+        # eval mode. A backward assumed because a forward is trained never follows that arm.
+        self.eval_arms: dict[int, int] = {}
 
     # ----------------------------------------------------------------------------------------------- driver
     def run(self) -> None:
@@ -279,8 +283,15 @@ class Interpreter:
         framework_grad = entry_grad_mode(node.name, owner)  # Lightning's step hooks
         if framework_grad is not None:
             default_grad = framework_grad
+        trained = True  # whether a backward of what it returns is a path the code can take
         if self.uninlined_grad_modes.get(id(node)) == {False}:
             default_grad = False  # every call the file makes of it runs with grad mode off (an optimizer's step)
+        elif default_grad is None and owner is not None and (modes := self.self_call_modes(owner, node.name)):
+            # Every call through `self` in its class hierarchy (a base class in another file, say) runs in eval
+            # mode or with grad mode off: training never runs it.
+            trained = False
+            if modes == {CallMode.NO_GRAD}:
+                default_grad = False
         elif (default_grad is None and owner is not None and id(node) not in self.uninlined_grad_modes
               and self.unresolved_method_modes.get(node.name) == {False}):
             # A method nothing here calls by a known receiver, whose name every call of the file with an unknown
@@ -303,12 +314,33 @@ class Interpreter:
         finally:
             self.call_stack.pop()
         # Where grad mode was assumed (a forward), the message says when the backward fails: when trained.
-        when = " when trained (grad mode on)" if fn.grad_mode is None and default_grad else ""
-        for value in frame.returns:
+        assumed = fn.grad_mode is None and bool(default_grad)
+        when = " when trained (grad mode on)" if assumed else ""
+        for value in frame.returns if trained else ():
             for tensor in self.tensors_in(value):
                 self.calls.backward(
-                    frame, tensor, node, f"the value `{fn.qualname}` returns{when}", implicit=True
+                    frame, tensor, node, f"the value `{fn.qualname}` returns{when}", implicit=True,
+                    trained=assumed,
                 )
+
+    def self_call_modes(self, owner: ClassValue, name: str) -> set[CallMode]:
+        """How the methods of a class and of its bases the analysis resolved (in this file or another of the
+        project) call `self.name(...)`: empty when none does, else the modes of those calls when none of them may
+        run in training (eval arms, no-grad blocks), and empty again when one may."""
+        modes: set[CallMode] = set()
+        seen: set[int] = set()
+        pending = [owner]
+        while pending:
+            cls = pending.pop()
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            pending.extend(base for base in cls.bases if isinstance(base, ClassValue))
+            for member in cls.attrs.values():
+                if isinstance(member, FunctionValue) and isinstance(member.node, (ast.FunctionDef,
+                                                                                  ast.AsyncFunctionDef)):
+                    modes.update(self_calls(member.node).get(name, ()))
+        return set() if CallMode.ANY in modes else modes
 
     def mutates_on_request(self, fn: FunctionValue) -> bool:
         """Whether a function writes its arguments because its caller asks it to (the hazard, if any, is at the
@@ -649,7 +681,18 @@ class Interpreter:
 
     def stmt_If(self, stmt: ast.If, frame: Frame) -> None | bool:
         test = self.eval(stmt.test, frame)
+        if self.static_truth(test) is None and (arm := eval_arm(stmt.test)) is not None:
+            self.eval_arms[id(stmt)] = arm
         return self.branch(stmt, frame, [stmt.body, stmt.orelse], test)
+
+    def eval_only(self, path: Path) -> bool:
+        """Whether events on this path run only in eval mode (an arm of `if self.training:` that training never
+        takes, or what follows an `if self.training: return ...`)."""
+        for (node_id, _), arms in path:
+            arm = self.eval_arms.get(node_id)
+            if arm is not None and arms == {arm}:
+                return True
+        return False
 
     def branch(self, node: ast.AST, frame: Frame, arms: list[list[ast.stmt]], test: Value | None = None) -> bool:
         """Run each arm from the same state, tagging events with the arm; merge the scopes that fall through."""

@@ -253,8 +253,9 @@ class TensorOpsMixin:
         self.report.emit(InputReused(site, root, statement.assigned, stmts=stmts))
 
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
-                 retain: bool = False) -> None:
-        """A backward through `value`: every save it needs must still be at its saved version."""
+                 retain: bool = False, trained: bool = False) -> None:
+        """A backward through `value`: every save it needs must still be at its saved version. `trained`: the
+        backward is assumed because a forward is trained, so it never follows what runs only in eval mode."""
         self.interp.memo.impure()
         where = self.report.file_of(node)
         if where and not implicit:  # a backward in another file of the project: its line is there
@@ -265,8 +266,12 @@ class TensorOpsMixin:
             for save in saves:
                 if save in self.consumed or not compatible(save.path, frame.path):
                     continue
+                if trained and self.interp.eval_only(save.path):
+                    continue
                 for write in save.group.writes:
                     if write.seq <= save.seq or write.allowed:
+                        continue
+                    if trained and self.interp.eval_only(write.path):
                         continue
                     if not (compatible(write.path, save.path) and compatible(write.path, frame.path)):
                         continue
