@@ -130,6 +130,7 @@ class Evaluator(Protocol):
     loading: list  # the project modules whose top level is running (innermost last)
     defined: list[FunctionValue]  # every function definition run, in order
     memo: CallMemo  # summaries of calls per calling context
+    default_float: str | None  # the dtype of new floating tensors, None where the file may change it
 
     @property
     def current_statement(self) -> ast.stmt | None: ...

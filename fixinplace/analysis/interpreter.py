@@ -15,7 +15,7 @@ from collections import ChainMap, Counter
 from pathlib import Path as FilePath
 from typing import Any
 
-from fixinplace.analysis import calls, project, strings
+from fixinplace.analysis import calls, dtypes, project, strings
 from fixinplace.analysis.callers import runs_own_backward
 from fixinplace.analysis.calls.frameworks import entry_grad_mode
 from fixinplace.analysis.frame import (
@@ -183,6 +183,9 @@ class Interpreter:
         self._resolving: set[int] = set()  # ids of the LazyImports being resolved
         self._dependencies: set | None = None  # the project files this file's analysis may load
         self.memo = CallMemo()  # summaries of the calls run so far, per calling context
+        # The dtype of new floating tensors, unless the file may change it (`torch.set_default_dtype`); asked for
+        # every parameter a module builds, so decided once rather than by searching the text each time.
+        self.default_float = None if "set_default_dtype" in source else dtypes.DEFAULT_FLOAT
         # `if self.training:` statements (by node id) whose training flag was unknown: the arm that runs only in
         # eval mode. A backward assumed because a forward is trained never follows that arm.
         self.eval_arms: dict[int, int] = {}

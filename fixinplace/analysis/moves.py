@@ -38,7 +38,7 @@ from fixinplace.analysis.values import (
     Value,
     Write,
 )
-from fixinplace.facts import Span
+from fixinplace.facts import Span, WriteForm
 
 
 _LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await)
@@ -66,7 +66,7 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
         return {}
     end = b_index
     while end + 1 < len(block) and _is_step(block[end + 1]):
-        if write.site.form == "optimizer" and _call_name(block[end + 1]) == "update":
+        if write.site.form is WriteForm.OPTIMIZER and _call_name(block[end + 1]) == "update":
             break  # a moved `scaler.step(opt)` stays before `scaler.update()`, which rescales for the next steps
         end += 1
     # A statement that binds what the backward or the steps read (`loss = criterion(model(x), y)`, whose forward
@@ -75,7 +75,7 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
     if any(_mentions(stmt, bound) for stmt in block[b_index:end + 1]):
         return {}
     facts = {"move": _span(moved), "after": _span(block[end]), "backward": _span(backward)}
-    if write.site.form == "optimizer":
+    if write.site.form is WriteForm.OPTIMIZER:
         inputs = _restriction(parameters_of, frame, write, tensor, backward)
         if inputs is None:
             return {}

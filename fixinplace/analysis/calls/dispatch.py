@@ -41,6 +41,7 @@ from fixinplace.analysis.calls.configuration import PARSERS, ArgNamespaceValue, 
 from fixinplace.analysis.calls.frameworks import framework_object
 from fixinplace.analysis.calls.modules import SuperValue
 from fixinplace.analysis.frame import Frame
+from fixinplace.facts import WriteForm
 
 GRAD_CONTEXTS = {
     "torch.no_grad": False, "torch.autograd.no_grad": False, "torch.inference_mode": False,
@@ -291,7 +292,9 @@ class DispatchMixin:
             value.dtype = args[0].dtype if args and isinstance(args[0], TensorValue) else None
             return value
         if name.startswith("torch.nn.init.") and last.endswith("_") and args:
-            self.record_write(frame, args[0], self.site(node, "method", last, written=node.args[0] if node.args else None, frame=frame), self._label(args[0], node.args[0] if node.args else node), leaf_check=False)
+            written = node.args[0] if node.args else None
+            self.record_write(frame, args[0], self.site(node, WriteForm.METHOD, last, written=written, frame=frame),
+                              self._label(args[0], written or node), leaf_check=False)
             return args[0]
         if name.startswith("torch.optim.") and last[:1].isupper() and "lr_scheduler" not in name:
             return self.make_optimizer(last, args, kwargs, node)
@@ -321,7 +324,7 @@ class DispatchMixin:
         if last.endswith("_") and not last.startswith("_") and args and isinstance(args[0], TensorValue):
             # torch.relu_(x), torch._VF.dropout_(x, ...): in-place functions write their first argument.
             target = args[0]
-            self.record_write(frame, target, self.site(node, "method", last, written=node.args[0], frame=frame,
+            self.record_write(frame, target, self.site(node, WriteForm.METHOD, last, written=node.args[0], frame=frame,
                                                        operands=self.operand_pairs(node, args[1:], skip=1)),
                               self._label(target, node.args[0]))
             base = self.lookup_function(name[:-1])
@@ -334,7 +337,7 @@ class DispatchMixin:
             inplace_ops = self.table.inplace_functions() if self.table else {}
             op = inplace_ops.get(name, last + "_")
             target = args[0]
-            self.record_write(frame, target, self.site(node, "inplace_kw", op, written=node.args[0], frame=frame),
+            self.record_write(frame, target, self.site(node, WriteForm.INPLACE_KW, op, written=node.args[0], frame=frame),
                               self._label(target, node.args[0]),
                               certain=inplace_certain)
             if inplace_value is True:

@@ -163,7 +163,7 @@ class ModulesMixin:
 
     def default_float(self) -> str | None:
         """The default dtype, unless the file may change it (`torch.set_default_dtype`)."""
-        return None if "set_default_dtype" in self.interp.source else dtypes.DEFAULT_FLOAT
+        return self.interp.default_float
 
     def module_method(self, module, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Methods of modules: parameters(), eval(), train(), to(), forward(), ..."""
