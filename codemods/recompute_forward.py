@@ -2,7 +2,9 @@
 it. A forward computed once before a loop whose every iteration runs a backward through it and then updates what
 it saved (an optimizer step on the generator of a sample reused across several generator steps) moves to the
 start of the loop body; a forward whose graph is used again after an optimizer step (a second loss on the same
-output) runs again right after the step.
+output) runs again right after the step, or moves there, with the statements that read what it binds, when
+nothing before the step needs them (the reorder a maintainer makes: step the critic, then build the actor's loss
+through it).
 
 Always unsafe: the forward runs again with the updated weights, which is what the later backwards need but changes
 what the code computes. In a loop, offered only when the names the forward binds are read nowhere but in the loop
@@ -32,6 +34,9 @@ class RecomputeForward(BlockRewrite):
     def rewrite_block(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
         recompute: Span = self.anchor["recompute"]  # type: ignore[assignment]
         after: Optional[Span] = self.anchor.get("recompute_after")  # type: ignore[assignment]
+        moved: tuple = self.anchor.get("moved", ())  # type: ignore[assignment]
+        if after is not None and moved:
+            return self._moved_after(original, updated, moved, after)
         if after is not None:
             return self._again_after(original, updated, recompute, after)
         loop: Span = self.anchor["loop"]  # type: ignore[assignment]
@@ -63,6 +68,22 @@ class RecomputeForward(BlockRewrite):
         body.insert(j + 1, again)
         self.applies()
         return body
+
+    def _moved_after(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode], moved: tuple,
+                     after: Span) -> Optional[list]:
+        """The statements starting at the lines of `moved` taken out and put, in their order, right after the
+        statement at `after` (same block)."""
+        picked = [next((k for k, s in enumerate(original) if self.starts_line(s, span.line)), None) for span in moved]
+        j = next((k for k, s in enumerate(original) if self.starts_line(s, after.line)), None)
+        if j is None or any(i is None or not i < j for i in picked):
+            return None
+        body = list(updated)
+        # A moved statement keeps the comments above it, not the blank lines that set it apart where it was.
+        carried = [body[i].with_changes(leading_lines=[line for line in body[i].leading_lines if line.comment])
+                   for i in picked]
+        kept = [s for k, s in enumerate(body[:j + 1]) if k not in picked]
+        self.applies()
+        return [*kept, *carried, *body[j + 1:]]
 
     EXAMPLES = (
         (
@@ -121,6 +142,46 @@ class RecomputeForward(BlockRewrite):
             "opt.zero_grad()\n"
             "out.abs().mean().backward()\n"
             "opt.step()\n",
+        ),
+        (
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "critic = nn.Linear(4, 1)\n"
+            "actor = nn.Linear(3, 4)\n"
+            "opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)\n"
+            "opt_a = torch.optim.SGD(actor.parameters(), lr=0.1)\n"
+            "s, a = torch.randn(5, 3), torch.randn(5, 4)\n"
+            "q_loss = critic(a).pow(2).mean()\n"
+            "actor_loss = -critic(actor(s)).mean()\n"
+            "# what the log shows\n"
+            "record = actor_loss.detach()\n"
+            "\n"
+            "opt_c.zero_grad()\n"
+            "q_loss.backward()\n"
+            "opt_c.step()\n"
+            "opt_a.zero_grad()\n"
+            "actor_loss.backward()\n"
+            "opt_a.step()\n",
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "critic = nn.Linear(4, 1)\n"
+            "actor = nn.Linear(3, 4)\n"
+            "opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)\n"
+            "opt_a = torch.optim.SGD(actor.parameters(), lr=0.1)\n"
+            "s, a = torch.randn(5, 3), torch.randn(5, 4)\n"
+            "q_loss = critic(a).pow(2).mean()\n"
+            "\n"
+            "opt_c.zero_grad()\n"
+            "q_loss.backward()\n"
+            "opt_c.step()\n"
+            "actor_loss = -critic(actor(s)).mean()\n"
+            "# what the log shows\n"
+            "record = actor_loss.detach()\n"
+            "opt_a.zero_grad()\n"
+            "actor_loss.backward()\n"
+            "opt_a.step()\n",
         ),
     )
     NOT_REWRITTEN = (

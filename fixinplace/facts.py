@@ -103,6 +103,10 @@ class SavedBy:
     recompute: Optional[Span] = None
     loop: Optional[Span] = None
     recompute_after: Optional[Span] = None
+    # When nothing before the write needs what that forward binds: the forward and the statements that read what it
+    # binds, which can all move after the write's statement instead of the forward running twice (the reorder a
+    # maintainer makes: step the critic, then build the actor's loss through it).
+    recompute_moved: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +202,8 @@ class WriteFacts:
                                       bool(s["certain"]), span(s["operand"]), bool(s["clonable"]),
                                       int(s["backward_line"]), span(s["move"]), span(s["after"]),
                                       span(s["backward"]), str(s["inputs"]), span(s.get("recompute")),
-                                      span(s.get("loop")), span(s.get("recompute_after"))) for s in value)
+                                      span(s.get("loop")), span(s.get("recompute_after")),
+                                      tuple(span(m) for m in s.get("recompute_moved", ()))) for s in value)
             elif f.name == "remotes":
                 value = tuple(RemoteWrite.from_json(r) for r in value)
             elif f.name == "extra":

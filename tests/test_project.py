@@ -106,6 +106,21 @@ def test_a_model_from_a_sibling_module_is_analysed_with_the_training_loop(tmp_pa
     assert found[0]["line"] == 14
 
 
+def test_a_step_that_breaks_the_saves_of_a_sibling_modules_forward_gets_an_unsafe_fix(tmp_path):
+    """The saves are made in models.py, the step and the backwards in train.py: the repair (the step moved after
+    the backward that needs the old weights, that backward restricted to what it trains) edits train.py only,
+    and the fixed script runs."""
+    _write(tmp_path, {"models.py": MODELS, "train.py": _train("from models import Discriminator", "Discriminator()",
+                                                              True)})
+    assert cli("fix", "--apply", "train.py", cwd=tmp_path).returncode == 1  # no safe fix: the order is the meaning
+    proc = cli("fix", "--apply", "--unsafe-fixes", "train.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fixed = (tmp_path / "train.py").read_text(encoding="utf-8")
+    assert "g_loss.backward(inputs=list(gen.parameters()))\n    opt_d.step()" in fixed, fixed
+    assert _run(tmp_path, "train.py") == "ok"
+    assert _check(tmp_path, "train.py") == []
+
+
 def test_relative_imports_inside_a_package(tmp_path):
     _write(tmp_path, {
         "pkg/__init__.py": "",

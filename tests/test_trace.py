@@ -91,8 +91,9 @@ def test_json_fix_field(traced):
     fix = traced["detach.py"][2]["findings"][0]["fix"]
     assert fix["applicability"] in ("safe", "unsafe") and fix["title"]
     assert "+y = y.clone()" in fix["diff"]
-    fused = traced["fused_adam.py"][2]["findings"][0]["fix"]  # the forward run again after `opt.step()`
-    assert fused["applicability"] == "unsafe" and "+out = D(x).sum()\n" in fused["diff"], fused
+    fused = traced["fused_adam.py"][2]["findings"][0]["fix"]  # the forward moved after `opt.step()`
+    assert fused["applicability"] == "unsafe" and "-out = D(x).sum()" in fused["diff"], fused
+    assert "opt.step()  # MUTATION\n+out = D(x).sum()" in fused["diff"], fused
 
 
 def test_text_report_comes_before_the_traceback_and_shows_the_fix(tmp_path):

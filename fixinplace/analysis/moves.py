@@ -84,12 +84,11 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
 
 
 def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
-    """Where the forward statement that made `save` can run again so that the backward now being run gets a graph
-    of the updated tensors: `{"recompute", "loop"}` to move it into the start of the loop that holds that backward
-    and `write`, `{"recompute", "recompute_after"}` to run it again right after the statement of `write`; {} when
-    neither applies."""
-    if save.file:
-        return {}  # made in another file
+    """Where the forward statement that made `save` (the op itself, or the call of this file that ran it: a
+    model's forward in another file) can run again so that the backward now being run gets a graph of the updated
+    tensors: `{"recompute", "loop"}` to move it into the start of the loop that holds that backward and `write`
+    when it stands before that loop, `{"recompute", "recompute_after"}` to run it again right after the statement
+    of `write`; {} when neither applies."""
     loop = next((s for s in reversed(interp.statements) if isinstance(s, (ast.For, ast.While))), None)
     if loop is None or not any(s is loop for s in write.stmts):
         return _recompute_after(interp, write, save)
@@ -99,8 +98,8 @@ def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
     block, at = where
     forward = _forward(block[:at], save)
     if forward is None:
-        return {}
-    bound = {t.id for t in forward.targets}
+        return _recompute_after(interp, write, save)  # the forward runs in the loop too (a GAN's iteration)
+    bound = _bound_names(forward)
     scope = interp.current_scope
     if any(isinstance(n, ast.Name) and n.id in bound and not _within(n, forward) and not _within(n, loop)
            for n in ast.walk(scope)):
@@ -127,18 +126,67 @@ def _recompute_after(interp: Evaluator, write: Write, save: Save) -> dict:
     forward = _forward(block[:w_index], save)
     if forward is None:
         return {}
-    names = {t.id for t in forward.targets} | {n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)}
+    names = _bound_names(forward) | {n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)}
     if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
            for stmt in block[block.index(forward) + 1:b_index + 1] for n in ast.walk(stmt)):
         return {}
-    return {"recompute": _span(forward), "recompute_after": _span(block[w_index])}
+    facts = {"recompute": _span(forward), "recompute_after": _span(block[w_index])}
+    moved = _movable_after(block[block.index(forward):w_index + 1])
+    if moved:
+        facts["recompute_moved"] = tuple(_span(stmt) for stmt in moved)
+    return facts
+
+
+def _movable_after(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The first statement (a forward) and those of the rest but the last (the write's) that read what it binds,
+    directly or through each other, when they can all run after the last instead: each is an assignment (a call
+    made for its effect, a backward say, may be what the write needs) that cannot leave the block, nothing left
+    behind reads what they bind (a name, or an attribute by its name), and nothing left behind binds what they
+    read. Empty when they cannot."""
+    def bound(stmt: ast.stmt) -> set[str]:
+        return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(stmt)
+                if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+    def read(stmt: ast.stmt) -> set[str]:
+        return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(stmt)
+                if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)}
+
+    forward, *between, write = statements
+    moved, kept = [forward], []
+    names = bound(forward)
+    for stmt in between:
+        if read(stmt) & names:
+            moved.append(stmt)
+            names |= bound(stmt)
+        else:
+            kept.append(stmt)
+    if any(not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or
+           any(isinstance(n, _LEAVES) for n in ast.walk(stmt)) for stmt in moved):
+        return []
+    reads = set().union(*(read(stmt) for stmt in moved))
+    if any(read(stmt) & names or bound(stmt) & reads for stmt in [*kept, write]):
+        return []
+    return moved
+
+
+def _names_only(target: ast.expr) -> bool:
+    """A target that binds names only: `out`, or `codes, feats` (an encoder's outputs)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_names_only(t) for t in target.elts)
+    return isinstance(target, ast.Name)
+
+
+def _bound_names(forward: ast.Assign) -> set[str]:
+    """The names an assignment of names only binds."""
+    return {n.id for t in forward.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _forward(statements: list, save: Save) -> ast.Assign | None:
-    """The statement among `statements` that made `save`, when it is an assignment to names that cannot leave its
-    block (no return, break, yield): one that can run again elsewhere."""
-    forward = next((s for s in statements if s.lineno <= save.line <= (s.end_lineno or s.lineno)), None)
-    if not isinstance(forward, ast.Assign) or not all(isinstance(t, ast.Name) for t in forward.targets) \
+    """The statement among `statements` that made `save` (ran the op, or the call that ran it), when it is an
+    assignment to names that cannot leave its block (no return, break, yield): one that can run again elsewhere."""
+    running = {id(s) for s in save.stmts}
+    forward = next((s for s in statements if id(s) in running), None)
+    if not isinstance(forward, ast.Assign) or not all(_names_only(t) for t in forward.targets) \
             or any(isinstance(n, _LEAVES) for n in ast.walk(forward)):
         return None
     return forward

@@ -158,9 +158,12 @@ class Reporter:
         best = pending.by_device.get(device)
         if best is None or severity.rank > best[0].rank:
             pending.by_device[device] = (severity, message, tuple(related), subject)
-        if save is not None and not save[0].file:  # the fix stage edits this file only
+        # The fix stage edits this file only: a save made in another file counts where its repair is a statement
+        # of this file moved or run again (an optimizer step, the call of a model whose forward saved it).
+        if save is not None and (not save[0].file or save[2]):
             saved = save[0]
-            pending.saves.setdefault((saved.line, saved.column, saved.op, saved.role), (*save, False))
+            pending.saves.setdefault((saved.file, saved.line, saved.column, saved.op, saved.role),
+                                     (*save, bool(saved.file)))
 
     def _remote_save(self, save: tuple | None, entry: tuple, stmts: tuple) -> tuple | None:
         """A save (Save, backward line, move facts, made elsewhere) as the write's own file sees it: its moves only

@@ -144,6 +144,7 @@ class Save:
     # inputs whose requires-grad is unknown and decides it). `report.py` words them.
     grad_mode_unknown: bool = False
     inputs_unknown: tuple = ()
+    stmts: tuple = ()  # the statements being run when it was saved, outermost first (callers' included)
 
 
 @dataclass(eq=False, slots=True)

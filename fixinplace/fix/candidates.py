@@ -418,10 +418,10 @@ def _recompute_forward(f: WriteFacts) -> list[Candidate]:
     """The forward that made the saves moved to the start of the loop whose iterations run the backward and then
     the write, or run again right after the write (every save agrees on where). Always unsafe: the values it binds
     change from there on."""
-    places = {(s.recompute, s.loop, s.recompute_after) for s in f.saves}
+    places = {(s.recompute, s.loop, s.recompute_after, s.recompute_moved) for s in f.saves}
     if len(places) != 1:
         return []
-    recompute, loop, after = places.pop()
+    recompute, loop, after, moved = places.pop()
     if recompute is None:
         return []
     if loop is not None:
@@ -429,6 +429,14 @@ def _recompute_forward(f: WriteFacts) -> list[Candidate]:
                            f"Recompute the forward at line {recompute.line} at the start of the loop at line "
                            f"{loop.line}, so that each iteration's backward uses the weights as they are then "
                            f"(unsafe: the forward runs on every iteration)", recompute=recompute, loop=loop)]
+    if after is not None and moved:
+        readers = [str(span.line) for span in moved[1:]]
+        return [_candidate(RecomputeForward, Applicability.UNSAFE,
+                           f"Move the forward at line {recompute.line}"
+                           + (f" and what reads it ({'line' if len(readers) == 1 else 'lines'} {', '.join(readers)})"
+                              if readers else "")
+                           + f" after line {after.line}, so that it runs with the updated weights (unsafe: it now "
+                           f"computes with them)", recompute=recompute, recompute_after=after, moved=moved)]
     if after is not None:
         return [_candidate(RecomputeForward, Applicability.UNSAFE,
                            f"Run the forward at line {recompute.line} again after line {after.line}, so that the "

@@ -138,6 +138,7 @@ class TensorOpsMixin:
                 and len(operand.elts) == len(value.items) and not any(isinstance(e, ast.Starred) for e in operand.elts):
             elements = {id(item): self.report.span(e) for item, e in zip(value.items, operand.elts)
                         if isinstance(item, TensorValue)}
+        stmts = tuple(self.interp.statements)
         for tensor in self.interp.tensors_in(value):
             span = elements.get(id(tensor), operand_span if isinstance(value, TensorValue) else None)
             for group, group_certain in tensor.all_groups():
@@ -148,7 +149,7 @@ class TensorOpsMixin:
                     label=tensor.label, line=line, column=col, file=self.report.file_of(node),
                     certain=certain and group_certain and tensor.is_tensor is True,
                     end_line=end_line, end_column=end_col, operand=span, device=device,
-                    grad_mode_unknown=waits_for[0], inputs_unknown=waits_for[1],
+                    grad_mode_unknown=waits_for[0], inputs_unknown=waits_for[1], stmts=stmts,
                     clonable=clonable and tensor.is_tensor is True and (
                         span is not None if operand is not None else isinstance(value, TensorValue)),
                 ))

@@ -31,8 +31,7 @@ class OptimizersMixin:
                     params.extend(t for t in item.items if isinstance(t, TensorValue))
                 elif isinstance(item, TensorValue):
                     params.append(item)
-            names = [p.label for p in params]
-            label = "`" + "`, `".join(names) + "`" if names else label
+            label = _listed(params) or label
         elif isinstance(params_arg, TensorValue):
             params, label = [params_arg], f"`{params_arg.label}`"
         fused = any(k.arg == "fused" and const_bool(k.value) is True for k in node.keywords)
@@ -60,3 +59,14 @@ class OptimizersMixin:
         for param in params:
             if isinstance(param, TensorValue):
                 param.group.has_grad = False
+
+
+def _listed(params: list[TensorValue], shown: int = 3) -> str:
+    """The parameters a list holds, by name, each name once (the layers of several submodules share names such as
+    `self.model[0].weight`), the first few only."""
+    names = list(dict.fromkeys(p.label for p in params))
+    if not names:
+        return ""
+    text = "`" + "`, `".join(names[:shown]) + "`"
+    rest = len(params) - sum(1 for p in params if p.label in names[:shown])
+    return text + (f" and {rest} more parameter{'s' if rest > 1 else ''}" if rest else "")
