@@ -14,6 +14,7 @@ from codemods.augassign_out_of_place import AugAssignOutOfPlace
 from codemods.clone_at_save import CloneAtSave
 from codemods.clone_before_write import CloneBeforeWrite
 from codemods.data_out_of_place import DataOutOfPlace
+from codemods.detach_carried_state import DetachCarriedState
 from codemods.inplace_literal_off import InplaceLiteralOff
 from codemods.method_out_of_place import MethodOutOfPlace
 from codemods.move_after_backward import MoveAfterBackward
@@ -26,12 +27,14 @@ from codemods.wrap_no_grad import WrapNoGrad
 #: Every codemod, by strategy name.
 CODEMODS: dict[str, type[InPlaceFix]] = {
     codemod.NAME: codemod
-    for codemod in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, InplaceLiteralOff,
+    for codemod in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, DetachCarriedState,
+                    InplaceLiteralOff,
                     MethodOutOfPlace, MoveAfterBackward, OutToAssignment, RecomputeForward, RemoveInplace,
                     SetitemOutOfPlace, WrapNoGrad)
 }
 
-__all__ = ["CODEMODS", "AugAssignOutOfPlace", "CloneAtSave", "CloneBeforeWrite", "DataOutOfPlace", "InPlaceFix",
+__all__ = ["CODEMODS", "AugAssignOutOfPlace", "CloneAtSave", "CloneBeforeWrite", "DataOutOfPlace",
+           "DetachCarriedState", "InPlaceFix",
            "InplaceLiteralOff",
            "MethodOutOfPlace", "MoveAfterBackward", "OutToAssignment", "RecomputeForward", "RemoveInplace",
            "SetitemOutOfPlace",

@@ -183,6 +183,41 @@ class RecomputeForward(BlockRewrite):
             "actor_loss.backward()\n"
             "opt_a.step()\n",
         ),
+        (
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "enc = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 6))\n"
+            "dec = nn.Linear(3, 4)\n"
+            "opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)\n"
+            "x = torch.randn(5, 4)\n"
+            "codes, feats = enc(x).chunk(2, dim=1)\n"
+            "loss = dec(codes).pow(2).mean()\n"
+            "opt.zero_grad()\n"
+            "loss.backward(retain_graph=True)\n"
+            "opt.step()\n"
+            "loss2 = dec(feats).abs().mean()\n"
+            "opt.zero_grad()\n"
+            "loss2.backward()\n"
+            "opt.step()\n",
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "enc = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 6))\n"
+            "dec = nn.Linear(3, 4)\n"
+            "opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)\n"
+            "x = torch.randn(5, 4)\n"
+            "codes, feats = enc(x).chunk(2, dim=1)\n"
+            "loss = dec(codes).pow(2).mean()\n"
+            "opt.zero_grad()\n"
+            "loss.backward(retain_graph=True)\n"
+            "opt.step()\n"
+            "codes, feats = enc(x).chunk(2, dim=1)\n"
+            "loss2 = dec(feats).abs().mean()\n"
+            "opt.zero_grad()\n"
+            "loss2.backward()\n"
+            "opt.step()\n",
+        ),
     )
     NOT_REWRITTEN = (
         (

@@ -107,6 +107,13 @@ class SavedBy:
     # binds, which can all move after the write's statement instead of the forward running twice (the reorder a
     # maintainer makes: step the critic, then build the actor's loss through it).
     recompute_moved: tuple[Span, ...] = ()
+    # When a loop carries the graph of one iteration into the next (a recurrent state) and the write at the end of
+    # an iteration breaks what the next backward reaches through it: the statement where the state is cut with
+    # `.detach()`, the carried name, and the name it takes its value from there ("": the statement rebinds the
+    # carried name itself, `out, h = rnn(x, h)`, and `h = h.detach()` goes before it).
+    carry: Optional[Span] = None
+    carried: str = ""
+    carried_from: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +210,9 @@ class WriteFacts:
                                       int(s["backward_line"]), span(s["move"]), span(s["after"]),
                                       span(s["backward"]), str(s["inputs"]), span(s.get("recompute")),
                                       span(s.get("loop")), span(s.get("recompute_after")),
-                                      tuple(span(m) for m in s.get("recompute_moved", ()))) for s in value)
+                                      tuple(span(m) for m in s.get("recompute_moved", ())),
+                                      span(s.get("carry")), str(s.get("carried", "")),
+                                      str(s.get("carried_from", ""))) for s in value)
             elif f.name == "remotes":
                 value = tuple(RemoteWrite.from_json(r) for r in value)
             elif f.name == "extra":

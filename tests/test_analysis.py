@@ -1520,3 +1520,37 @@ def test_a_write_to_a_container_element_has_the_element_as_root(made: str, write
               f"{root.split('[')[0] if kind == 'local' else root}.sum().backward()\n")
     [diagnostic] = [d for d in analyze_module(ast.parse(source), source, "case.py") if d.code == "FIP101"]
     assert (diagnostic.line, diagnostic.facts.root, diagnostic.facts.root_kind) == (4, root, kind)
+
+
+def test_a_step_over_several_submodules_names_each_parameter_once() -> None:
+    """An optimizer over the parameters of layers built by one class (`self.net[0].weight` in each) lists each name
+    once, the first three, and how many more it updates."""
+    source = textwrap.dedent("""
+        import torch
+        from torch import nn
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+
+            def forward(self, x):
+                return self.net(x)
+
+
+        a, b, c = Block(), Block(), Block()
+        head = nn.Linear(4, 1)
+        opt = torch.optim.SGD([a.net[0].weight, b.net[0].weight, c.net[0].weight, c.net[0].bias, head.weight,
+                               head.bias], lr=0.1)
+        x = torch.randn(2, 4)
+        loss = head(c(b(a(x)))).sum()
+        loss.backward(retain_graph=True)
+        opt.step()
+        loss.backward()
+    """)
+    found = [d for d in analyze_module(ast.parse(source), source, "steps.py") if d.code == "FIP103"]
+    assert found, "the step between the two backwards is reported"
+    message = found[0].message
+    assert message.startswith("`opt.step()` updates `self.net[0].weight`, `self.net[0].bias`, `head.weight` and 1 "
+                              "more parameter in place;"), message

@@ -900,9 +900,15 @@ class Interpreter:
                 for element, item in zip(elements, value.items):
                     self.assign(element, item, frame, stmt)
             else:
+                # A layer's measured tensors, one per name: each element is one tensor (no tuple of states).
+                flat = isinstance(value, TensorValue) and len(elements) > 1 and value.outputs == len(elements) \
+                    and not any(isinstance(e, ast.Starred) for e in elements)
                 for element in elements:
                     inner = element.value if isinstance(element, ast.Starred) else element
-                    self.assign(inner, self.unpacked_element(value), frame, stmt)
+                    item = self.unpacked_element(value)
+                    if flat and isinstance(item, TensorValue):
+                        item.single = True
+                    self.assign(inner, item, frame, stmt)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, frame, stmt)
         elif isinstance(target, ast.Attribute):

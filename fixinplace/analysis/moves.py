@@ -137,6 +137,48 @@ def _recompute_after(interp: Evaluator, write: Write, save: Save) -> dict:
     return facts
 
 
+def carry_facts(interp: Evaluator, frame: Frame, write: Write, save: Save) -> dict:
+    """Where a loop carries the graph of one iteration into the next (a recurrent state: `out, h = rnn(x, h)`, or
+    `h = h_next` after the step), when the backward now being run reaches, through it, a save of the previous
+    iteration that the write at its end broke: `{"carry", "carried", "carried_from"}` to cut the graph there with
+    `.detach()` (truncated backpropagation through time): before the forward (`h = h.detach()`) when the forward
+    itself rebinds the carried name, else at the statement that hands it over (`h = h_next.detach()`). {} when the
+    backward, the forward and the write do not stand in one loop body in the order forward, backward, write, or the
+    carried value is not surely one tensor."""
+    backward = interp.current_statement
+    where = interp.block_of(backward) if backward is not None else None
+    if where is None:
+        return {}
+    block, b_index = where
+    loop = next((s for s in interp.statements if isinstance(s, (ast.For, ast.While)) and s.body is block), None)
+    places = (interp.block_of(s) for s in write.stmts)
+    w_index = next((place[1] for place in places if place is not None and place[0] is block), None)
+    if loop is None or w_index is None or w_index <= b_index:
+        return {}
+    forward = _forward(block[:b_index], save)
+    if forward is None:
+        return {}
+    f_index = block.index(forward)
+    bound = _bound_names(forward)
+    for name in dict.fromkeys(n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)):
+        if not _one_tensor(frame.env.get(name)):
+            continue
+        if name in bound:  # `out, h = rnn(x, h)`
+            return {"carry": _span(forward), "carried": name, "carried_from": ""}
+        handover = next((stmt for stmt in block[f_index + 1:] if isinstance(stmt, ast.Assign)
+                         and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                         and stmt.targets[0].id == name and isinstance(stmt.value, ast.Name)
+                         and stmt.value.id in bound), None)
+        if handover is not None:  # `h = h_next`
+            return {"carry": _span(handover), "carried": name, "carried_from": handover.value.id}
+    return {}
+
+
+def _one_tensor(value: object) -> bool:
+    """Whether a value is surely one tensor (`.detach()` on a tuple of states would fail)."""
+    return isinstance(value, TensorValue) and value.is_tensor is True and value.single and not value.maybe_groups
+
+
 def _movable_after(statements: list[ast.stmt]) -> list[ast.stmt]:
     """The first statement (a forward) and those of the rest but the last (the write's) that read what it binds,
     directly or through each other, when they can all run after the last instead: each is an assignment (a call

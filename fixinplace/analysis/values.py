@@ -258,6 +258,10 @@ class TensorValue(Value):
     # Surely one tensor: what an op or a torch layer the table measured returning one tensor returned, or a view of
     # it. (What the analysis holds as one tensor may be a tuple: `out, weights = attn(x, x, x)`.)
     single: bool = False
+    # How many tensors a torch layer's result holds, as the table measured it (0: not known): unpacked into as
+    # many names, each one is surely one tensor (`out, h = rnn(x, h)`; not LSTM's `out, (h, c)`, whose 3 tensors
+    # are nested).
+    outputs: int = 0
     dtype: Optional[str] = None  # "float32", "bool", ... where the analysis knows it (`fixinplace.analysis.dtypes`)
     # After a branch: the arms on which the value is a given group (id of the group -> the path entries), for a
     # group it is on some arms only (`x = conv(x)`, then `if use_bn: x = bn(x)`: the conv output only when

@@ -28,6 +28,7 @@ from codemods import (
     CloneAtSave,
     CloneBeforeWrite,
     DataOutOfPlace,
+    DetachCarriedState,
     InPlaceFix,
     InplaceLiteralOff,
     MethodOutOfPlace,
@@ -88,7 +89,7 @@ def candidates(d: Diagnostic, style: str = "readable") -> list[Candidate]:
     if f.form == WriteForm.CALL:  # the write is in another file, run by a call of this one: a save made here is cloned
         return _clone_at_save(f)
     if f.form == WriteForm.OPTIMIZER:
-        return _move_after_backward(f) + _recompute_forward(f)
+        return _move_after_backward(f) + _recompute_forward(f) + _detach_carried(f)
     return rule.candidates(f, Planner(style))
 
 
@@ -109,6 +110,9 @@ class Planner:
 
     def recompute_forward(self, f: WriteFacts) -> list[Candidate]:
         return _recompute_forward(f)
+
+    def detach_carried(self, f: WriteFacts) -> list[Candidate]:
+        return _detach_carried(f)
 
     def silent(self, f: WriteFacts) -> list[Candidate]:
         return _silent(f, self.style)
@@ -443,6 +447,24 @@ def _recompute_forward(f: WriteFacts) -> list[Candidate]:
                            f"later backward uses the updated weights (unsafe: what follows sees the recomputed "
                            f"values)", recompute=recompute, recompute_after=after)]
     return []
+
+
+def _detach_carried(f: WriteFacts) -> list[Candidate]:
+    """The state a loop hands from one iteration to the next detached (every save agrees on where), so that each
+    iteration's backward stops at its own forward: truncated backpropagation through time. Always unsafe: the
+    gradient no longer flows into earlier iterations."""
+    places = {(s.carry, s.carried, s.carried_from) for s in f.saves}
+    if len(places) != 1:
+        return []
+    carry, carried, source = places.pop()
+    if carry is None:
+        return []
+    where = f"`{carried} = {source}.detach()` at line {carry.line}" if source else \
+        f"`{carried} = {carried}.detach()` before line {carry.line}"
+    return [_candidate(DetachCarriedState, Applicability.UNSAFE,
+                       f"Detach the state the loop carries into the next iteration ({where}), so that each "
+                       f"backward stops at its own iteration (unsafe: no gradient flows into earlier iterations)",
+                       carry=carry, carried=carried, carried_from=source)]
 
 
 def _without_grad(f: WriteFacts) -> list[Candidate]:

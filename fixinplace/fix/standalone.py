@@ -66,6 +66,10 @@ class DataOutOfPlace(Standalone, codemods.DataOutOfPlace):
     """`codemods.DataOutOfPlace` on whole files."""
 
 
+class DetachCarriedState(Standalone, codemods.DetachCarriedState):
+    """`codemods.DetachCarriedState` on whole files."""
+
+
 class InplaceLiteralOff(Standalone, codemods.InplaceLiteralOff):
     """`codemods.InplaceLiteralOff` on whole files."""
 
@@ -101,7 +105,8 @@ class WrapNoGrad(Standalone, codemods.WrapNoGrad):
 #: Every stand-alone command, by strategy name.
 STANDALONE: dict[str, type[Standalone]] = {
     command.NAME: command
-    for command in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, InplaceLiteralOff,
+    for command in (AugAssignOutOfPlace, CloneAtSave, CloneBeforeWrite, DataOutOfPlace, DetachCarriedState,
+                    InplaceLiteralOff,
                     MethodOutOfPlace, MoveAfterBackward, OutToAssignment, RecomputeForward, RemoveInplace,
                     SetitemOutOfPlace, WrapNoGrad)
 }

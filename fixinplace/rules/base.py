@@ -38,6 +38,9 @@ class Repairs(Protocol):
     def recompute_forward(self, facts: WriteFacts) -> list:
         """The forward recomputed after the write, for the backward that needs it."""
 
+    def detach_carried(self, facts: WriteFacts) -> list:
+        """The state a loop carries into the next iteration detached, so a backward stops at the iteration."""
+
     def silent(self, facts: WriteFacts) -> list:
         """A silent (`.data`, NumPy) write made differentiable or out of place: all unsafe."""
 

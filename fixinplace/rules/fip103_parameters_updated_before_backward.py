@@ -32,7 +32,7 @@ class ParametersUpdatedBeforeBackward(Rule):
         return Finding(Severity.ERROR if event.certain else Severity.WARNING, message, related)
 
     def candidates(self, facts: WriteFacts, repairs: Repairs) -> list:
-        return repairs.move_after_backward(facts) + repairs.recompute_forward(facts)
+        return repairs.move_after_backward(facts) + repairs.recompute_forward(facts) + repairs.detach_carried(facts)
 
 
 RULE = ParametersUpdatedBeforeBackward(

@@ -429,7 +429,7 @@ class ModulesMixin:
             result.rg = tri_or(x.rg, rg_out) if rg_out is not False else x.rg
         else:
             result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph)
-            result.single = entry.outputs == 1
+            result.single, result.outputs = entry.outputs == 1, entry.outputs
             if isinstance(x, TensorValue):
                 result.dtype = dtypes.of_op(entry.dtype, [x.dtype])
         if rg_out is False:

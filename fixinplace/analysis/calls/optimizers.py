@@ -22,16 +22,20 @@ class OptimizersMixin:
         if isinstance(params_arg, ParamsValue):
             params, label = list(params_arg.params), params_arg.label
         elif isinstance(params_arg, SeqValue):
+            groups: list[str] = []  # "the parameters of `encoder`", for each group given as a module's parameters
+            loose: list[TensorValue] = []
             for item in params_arg.items:
                 if isinstance(item, DictValue):  # param groups: [{"params": ..., "lr": ...}, ...]
                     item = item.items.get("params", UNKNOWN)
                 if isinstance(item, ParamsValue):
                     params.extend(item.params)
+                    groups.append(item.label)
                 elif isinstance(item, SeqValue):
-                    params.extend(t for t in item.items if isinstance(t, TensorValue))
+                    loose.extend(t for t in item.items if isinstance(t, TensorValue))
                 elif isinstance(item, TensorValue):
-                    params.append(item)
-            label = _listed(params) or label
+                    loose.append(item)
+            params.extend(loose)
+            label = " and ".join(part for part in [*dict.fromkeys(groups), _listed(loose)] if part) or label
         elif isinstance(params_arg, TensorValue):
             params, label = [params_arg], f"`{params_arg.label}`"
         fused = any(k.arg == "fused" and const_bool(k.value) is True for k in node.keywords)
