@@ -83,6 +83,10 @@ class InPlaceFix(CodemodCommand, cst.CSTTransformer):
         position = self.get_metadata(PositionProvider, node, None)
         return position is not None and position.start.line == line
 
+    def index_starting(self, statements: Sequence[cst.CSTNode], line: int) -> Optional[int]:
+        """The index of the statement of `statements` that starts on `line`, or None."""
+        return next((k for k, s in enumerate(statements) if self.starts_line(s, line)), None)
+
     def applies(self) -> None:
         """Record that the rewrite was made."""
         self.applied = True

@@ -32,8 +32,8 @@ class MoveAfterBackward(BlockRewrite):
     def rewrite_block(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode]) -> Optional[list]:
         move: Span = self.anchor["move"]  # type: ignore[assignment]
         after: Span = self.anchor["after"]  # type: ignore[assignment]
-        i = next((k for k, s in enumerate(original) if self.starts_line(s, move.line)), None)
-        j = next((k for k, s in enumerate(original) if self.starts_line(s, after.line)), None)
+        i = self.index_starting(original, move.line)
+        j = self.index_starting(original, after.line)
         if i is None or j is None or not i < j:
             return None
         body = list(updated)

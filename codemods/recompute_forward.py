@@ -40,8 +40,8 @@ class RecomputeForward(BlockRewrite):
         if after is not None:
             return self._again_after(original, updated, recompute, after)
         loop: Span = self.anchor["loop"]  # type: ignore[assignment]
-        i = next((k for k, s in enumerate(original) if self.starts_line(s, recompute.line)), None)
-        j = next((k for k, s in enumerate(original) if self.starts_line(s, loop.line)), None)
+        i = self.index_starting(original, recompute.line)
+        j = self.index_starting(original, loop.line)
         if i is None or j is None or not i < j or not isinstance(updated[j], (cst.For, cst.While)):
             return None
         body = list(updated)
@@ -57,8 +57,8 @@ class RecomputeForward(BlockRewrite):
     def _again_after(self, original: Sequence[cst.CSTNode], updated: Sequence[cst.CSTNode], recompute: Span,
                      after: Span) -> Optional[list]:
         """The statement at `recompute` copied right after the statement at `after` (same block)."""
-        i = next((k for k, s in enumerate(original) if self.starts_line(s, recompute.line)), None)
-        j = next((k for k, s in enumerate(original) if self.starts_line(s, after.line)), None)
+        i = self.index_starting(original, recompute.line)
+        j = self.index_starting(original, after.line)
         if i is None or j is None or not i < j:
             return None
         again = updated[i].with_changes(leading_lines=())
@@ -73,8 +73,8 @@ class RecomputeForward(BlockRewrite):
                      after: Span) -> Optional[list]:
         """The statements starting at the lines of `moved` taken out and put, in their order, right after the
         statement at `after` (same block)."""
-        picked = [next((k for k, s in enumerate(original) if self.starts_line(s, span.line)), None) for span in moved]
-        j = next((k for k, s in enumerate(original) if self.starts_line(s, after.line)), None)
+        picked = [self.index_starting(original, span.line) for span in moved]
+        j = self.index_starting(original, after.line)
         if j is None or any(i is None or not i < j for i in picked):
             return None
         body = list(updated)

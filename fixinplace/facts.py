@@ -205,14 +205,15 @@ class WriteFacts:
             elif f.name in ("module_ctor", "inplace_literal", "shares_array"):
                 value = span(value)
             elif f.name == "saves":
-                value = tuple(SavedBy(str(s["op"]), str(s["role"]), str(s["label"]), span(s["span"]),
-                                      bool(s["certain"]), span(s["operand"]), bool(s["clonable"]),
-                                      int(s["backward_line"]), span(s["move"]), span(s["after"]),
-                                      span(s["backward"]), str(s["inputs"]), span(s.get("recompute")),
-                                      span(s.get("loop")), span(s.get("recompute_after")),
-                                      tuple(span(m) for m in s.get("recompute_moved", ())),
-                                      span(s.get("carry")), str(s.get("carried", "")),
-                                      str(s.get("carried_from", ""))) for s in value)
+                value = tuple(SavedBy(
+                    op=str(s["op"]), role=str(s["role"]), label=str(s["label"]), span=span(s["span"]),
+                    certain=bool(s["certain"]), operand=span(s["operand"]), clonable=bool(s["clonable"]),
+                    backward_line=int(s["backward_line"]), move=span(s["move"]), after=span(s["after"]),
+                    backward=span(s["backward"]), inputs=str(s["inputs"]), recompute=span(s.get("recompute")),
+                    loop=span(s.get("loop")), recompute_after=span(s.get("recompute_after")),
+                    recompute_moved=tuple(span(m) for m in s.get("recompute_moved", ())),
+                    carry=span(s.get("carry")), carried=str(s.get("carried", "")),
+                    carried_from=str(s.get("carried_from", ""))) for s in value)
             elif f.name == "remotes":
                 value = tuple(RemoteWrite.from_json(r) for r in value)
             elif f.name == "extra":

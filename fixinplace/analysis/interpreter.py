@@ -29,7 +29,7 @@ from fixinplace.analysis.frame import (
 from fixinplace.analysis.moves import block_index
 from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.summaries import CallMemo
-from fixinplace.analysis.training import CallMode, eval_arm, self_calls
+from fixinplace.analysis.training import CallMode, context_name, eval_arm, self_calls
 from fixinplace.analysis.values import (
     CONTAINER_ATTR,
     SCALAR,
@@ -1318,10 +1318,6 @@ def _sets_grad_mode(fn: FunctionValue) -> bool:
         return True
     for node in ast.walk(fn.node):
         if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                call = item.context_expr
-                func = call.func if isinstance(call, ast.Call) else call
-                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                if name in _GRAD_MODE_CONTEXTS:
-                    return True
+            if any(context_name(item.context_expr) in _GRAD_MODE_CONTEXTS for item in node.items):
+                return True
     return False

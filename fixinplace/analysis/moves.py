@@ -48,17 +48,13 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
                parameters_of: Callable[[Value], list[TensorValue]]) -> dict:
     """`{"move", "after", "backward", "inputs"}` for moving the statement of `write` after the backward now being
     run (on `tensor`), or {} when it cannot move (`parameters_of` lists the parameters a module holds)."""
-    backward = interp.current_statement
-    where = interp.block_of(backward) if backward is not None else None
+    where = _backward_place(interp)
     if where is None:
         return {}
     block, b_index = where
-    moved = None
-    for stmt in write.stmts:  # outermost first: the statement of the backward's block that runs the write
-        place = interp.block_of(stmt)
-        if place is not None and place[0] is block and place[1] < b_index:
-            moved, m_index = stmt, place[1]
-            break
+    backward = block[b_index]
+    m_index = _write_index(interp, write, block, before=b_index)
+    moved = block[m_index] if m_index is not None else None
     if moved is None or any(isinstance(n, _LEAVES) for n in ast.walk(moved)):
         return {}
     names = _names(moved, frame)
@@ -81,6 +77,22 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
             return {}
         facts["inputs"] = inputs
     return facts
+
+
+def _backward_place(interp: Evaluator) -> tuple[list[ast.stmt], int] | None:
+    """The block the backward now being run stands in, and its index there."""
+    backward = interp.current_statement
+    return interp.block_of(backward) if backward is not None else None
+
+
+def _write_index(interp: Evaluator, write: Write, block: list[ast.stmt], before: int | None = None) -> int | None:
+    """The index in `block` of the statement there that runs `write` (the outermost one: its statements go
+    outermost first), only among those before index `before` when given."""
+    for stmt in write.stmts:
+        place = interp.block_of(stmt)
+        if place is not None and place[0] is block and (before is None or place[1] < before):
+            return place[1]
+    return None
 
 
 def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
@@ -114,24 +126,23 @@ def _recompute_after(interp: Evaluator, write: Write, save: Save) -> dict:
     """`{"recompute", "recompute_after"}` when the statement that made `save` (an assignment to names) stands in
     the block of the backward now being run, before the statement of `write`, which stands there before the
     backward; nothing from the forward to the backward rebinds what the forward reads or binds."""
-    backward = interp.current_statement
-    where = interp.block_of(backward) if backward is not None else None
+    where = _backward_place(interp)
     if where is None:
         return {}
     block, b_index = where
-    places = (interp.block_of(s) for s in write.stmts)
-    w_index = next((place[1] for place in places if place is not None and place[0] is block), None)
+    w_index = _write_index(interp, write, block)
     if w_index is None or w_index >= b_index:
         return {}
     forward = _forward(block[:w_index], save)
     if forward is None:
         return {}
+    f_index = block.index(forward)
     names = _bound_names(forward) | {n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)}
     if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
-           for stmt in block[block.index(forward) + 1:b_index + 1] for n in ast.walk(stmt)):
+           for stmt in block[f_index + 1:b_index + 1] for n in ast.walk(stmt)):
         return {}
     facts = {"recompute": _span(forward), "recompute_after": _span(block[w_index])}
-    moved = _movable_after(block[block.index(forward):w_index + 1])
+    moved = _movable_after(block[f_index:w_index + 1])
     if moved:
         facts["recompute_moved"] = tuple(_span(stmt) for stmt in moved)
     return facts
@@ -145,14 +156,12 @@ def carry_facts(interp: Evaluator, frame: Frame, write: Write, save: Save) -> di
     itself rebinds the carried name, else at the statement that hands it over (`h = h_next.detach()`). {} when the
     backward, the forward and the write do not stand in one loop body in the order forward, backward, write, or the
     carried value is not surely one tensor."""
-    backward = interp.current_statement
-    where = interp.block_of(backward) if backward is not None else None
+    where = _backward_place(interp)
     if where is None:
         return {}
     block, b_index = where
     loop = next((s for s in interp.statements if isinstance(s, (ast.For, ast.While)) and s.body is block), None)
-    places = (interp.block_of(s) for s in write.stmts)
-    w_index = next((place[1] for place in places if place is not None and place[0] is block), None)
+    w_index = _write_index(interp, write, block)
     if loop is None or w_index is None or w_index <= b_index:
         return {}
     forward = _forward(block[:b_index], save)

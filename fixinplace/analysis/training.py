@@ -48,12 +48,16 @@ def eval_arm(test: ast.AST) -> int | None:
     return None
 
 
-def _turns_grad_off(node: ast.AST) -> bool:
-    """`torch.no_grad()`, `torch.inference_mode()` (as a context or decorator), by their last name."""
+def context_name(node: ast.AST) -> str:
+    """The last name of a context manager or decorator, called or not (`torch.no_grad()`: "no_grad")."""
     if isinstance(node, ast.Call):
         node = node.func
-    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
-    return name in _NO_GRAD_CONTEXTS
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _turns_grad_off(node: ast.AST) -> bool:
+    """`torch.no_grad()`, `torch.inference_mode()` (as a context or decorator), by their last name."""
+    return context_name(node) in _NO_GRAD_CONTEXTS
 
 
 def _leaves(body: list[ast.stmt]) -> bool:
