@@ -195,6 +195,9 @@ class OpEntry:
             required = [self._norm_measured(k) if isinstance(k, str) else k for k in op.get("required") or []]
         self._required: set[_Key] = {self._norm_caller(k) if isinstance(k, str) else k for k in required}
         self._info: dict[int, tuple[dict[_Key, str], dict[_Key, Any]]] = {}
+        # The samples matching each distinct set of caller facts: an op is asked about the same few shapes of
+        # call thousands of times per file.
+        self._selected: dict[tuple, tuple[list[Mapping[str, Any]], bool]] = {}
 
     def __repr__(self) -> str:
         return f"OpEntry({self.name!r}, view={self.view!r}, differentiable={self.differentiable})"
@@ -320,11 +323,19 @@ class OpEntry:
 
     def _select(self, facts: Mapping[_Key, ArgFact]) -> tuple[list[Mapping[str, Any]], bool]:
         """(matching samples, whether they match exactly; False: only with the caller's added Python
-        values ignored)."""
-        exact = [v for v in self._variants if self._matches(v, facts)]
-        if exact:
-            return exact, True
-        return [v for v in self._variants if self._matches(v, facts, strict=False)], False
+        values ignored). The lists are shared by every call with the same facts: read them, never change them."""
+        try:
+            key = tuple((k, f, type(f.value)) for k, f in facts.items())
+            selected = self._selected.get(key)
+        except TypeError:  # a caller's literal that cannot be hashed
+            key = selected = None
+        if selected is None:
+            exact = [v for v in self._variants if self._matches(v, facts)]
+            selected = (exact, True) if exact else (
+                [v for v in self._variants if self._matches(v, facts, strict=False)], False)
+            if key is not None:
+                self._selected[key] = selected
+        return selected
 
     def _lengths_agree(self, v: Mapping[str, Any], facts: Mapping[_Key, ArgFact]) -> bool:
         """Whether a sample's sequence arguments held one tensor where the caller's hold one, several where the
