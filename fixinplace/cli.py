@@ -840,8 +840,8 @@ def verify(
     notebook) by running the whole file, as changed module-level code is. Exit 0 when every result is verified (skipped results alone also exit 0, with a note), 1 when any failed,
     2 on usage errors. User code runs only in the child process; the patched code is never written to the file.
     """
-    from fixinplace.fix.files import PatchError, read_file  # deferred: the fix stage (LibCST), not loaded by check
-    from fixinplace.verify import SCRIPT_ENTRY, defines, fix_pair, verify_pairs  # deferred: only `verify` needs it
+    from fixinplace.fix.files import PatchError  # deferred: the fix stage (LibCST), not loaded by check
+    from fixinplace.verify import SCRIPT_ENTRY, defines, fix_pair, fix_pairs, verify_pairs  # deferred: for `verify`
     from fixinplace.verify.report import render_json, render_text  # deferred: the verifier, only for `verify`
 
     if inputs and not entry:
@@ -853,26 +853,28 @@ def verify(
     settings = _load_settings(None, targets, None, None, None, None, unsafe_fixes=unsafe_fixes)
     found = discover(targets, settings)
     errors = [f"{printable_path(e.path)}: error: {e.message}" for e in found.errors]
-    pairs = []
+    pairs = {}  # path -> its pair, in the order found
     notebooks = {}  # path -> its joined code cells (`fixinplace.verify.notebooks`)
     for path in found.files:
-        try:
-            if is_notebook(path):
-                from fixinplace.verify.notebooks import notebook_code  # deferred: the verifier, only for `verify`
+        pairs[path] = None
+        if not is_notebook(path):
+            continue  # below, all together: a call's hazard may be repaired in another file
+        from fixinplace.verify.notebooks import notebook_code  # deferred: the verifier, only for `verify`
 
-                notebooks[path] = notebook_code(path, settings.max_file_size)
-                text = notebooks[path].text
-            else:
-                text = read_file(path, settings.max_file_size).text
-            pair = fix_pair(path, text, settings)
+        try:
+            notebooks[path] = notebook_code(path, settings.max_file_size)
+            pairs[path] = fix_pair(path, notebooks[path].text, settings)
         except (SourceError, PatchError, OSError) as e:
             errors.append(f"{printable_path(path)}: error: {one_line(e)}")
-            continue
+    fixed, failures = fix_pairs([path for path in pairs if path not in notebooks], settings)
+    errors += [f"{printable_path(e.path)}: error: {e.message}" for e in failures]
+    pairs.update((pair.path, pair) for pair in fixed)
+    pairs = [pair for pair in pairs.values() if pair is not None]
+    for pair in pairs:
         for name in (entry, inputs):
-            if name and name != SCRIPT_ENTRY and ":" not in name and pair.original != pair.patched \
+            if name and name != SCRIPT_ENTRY and ":" not in name and (pair.original != pair.patched or pair.others) \
                     and not defines(pair.original, name):
-                raise _fail(f"{path}: no top-level {name!r} in this file")
-        pairs.append(pair)
+                raise _fail(f"{pair.path}: no top-level {name!r} in this file")
     report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout, memory=memory_cap)
     if notebooks:
         from fixinplace.verify.notebooks import place_results  # deferred: the verifier, only for `verify`

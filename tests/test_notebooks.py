@@ -335,7 +335,8 @@ def test_verify_runs_the_joined_cells_and_names_the_cell(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     (row,) = json.loads(result.stdout)["results"]
     assert (row["status"], row["function"], row["cell"], row["line"]) == ("verified", "main", 3, 1)
-    assert row["fixes"][0] | {"strategy": ""} == {"cell": 3, "line": 6, "code": "FIP101", "strategy": ""}
+    assert row["fixes"][0] | {"strategy": ""} == {"cell": 3, "line": 6, "code": "FIP101", "strategy": "",
+                                                   "applicability": "safe"}
     text = cli("verify", "fn.ipynb", "--device", "cpu", cwd=tmp_path)
     assert text.stdout.startswith("fn.ipynb:cell 3:1 main [cpu] verified")
 

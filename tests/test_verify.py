@@ -34,7 +34,7 @@ CASES = sorted(d.name for d in FIX_DIR.iterdir() if (d / "case.json").exists())
 SAFE = [n for n in CASES if _case(n)["applicability"] == "safe"]
 # Unsafe fixes that keep the program's meaning, and those that change it on purpose (an update moved after the
 # backward, a `.data` write made differentiable): the reference (the original's meaning) cannot prove the latter.
-CHANGES_MEANING = ("move_after_backward", "data_out_of_place")
+CHANGES_MEANING = ("move_after_backward", "data_out_of_place", "recompute_forward", "detach_carried_state")
 UNSAFE = [n for n in CASES if _case(n)["applicability"] == "unsafe" and _case(n)["strategy"] not in CHANGES_MEANING]
 ON_PURPOSE = [n for n in CASES if _case(n)["strategy"] in CHANGES_MEANING]
 # Writes of a leaf (through a view used as an activation) that verify's reference reads as updates of state.
@@ -58,7 +58,8 @@ def verify_json(*args: str, cwd: Path = REPO) -> tuple[int, list[dict], str]:
         assert set(row["max_abs_diff"]) == {"outputs", "grads"}
         assert all(isinstance(v, float) for v in row["max_abs_diff"].values())
         assert isinstance(row["line"], int) and isinstance(row["codes"], list)
-        assert all(set(f) == {"line", "code", "strategy"} for f in row["fixes"]), row
+        assert all(set(f) - {"made_in"} == {"line", "code", "strategy", "applicability"} for f in row["fixes"]), row
+        assert all(f["applicability"] in ("safe", "unsafe") for f in row["fixes"]), row
     return proc.returncode, data["results"], proc.stderr
 
 
@@ -814,8 +815,8 @@ def test_text_report_is_one_line_per_result_fitted_to_the_terminal(tmp_path):
     assert lines[-1] == "1 verified, 1 failed, 0 skipped."
     rc, rows, _ = verify_json("two.py", "--unsafe-fixes", "--device", "cpu", cwd=tmp_path)
     assert {r["function"]: r["fixes"] for r in rows} == {
-        "f": [{"line": 6, "code": "FIP101", "strategy": "method_out_of_place"}],
-        "shift": [{"line": 12, "code": "FIP101", "strategy": "method_out_of_place"}]}
+        "f": [{"line": 6, "code": "FIP101", "strategy": "method_out_of_place", "applicability": "safe"}],
+        "shift": [{"line": 12, "code": "FIP101", "strategy": "method_out_of_place", "applicability": "unsafe"}]}
     assert max(len(line) for line in lines) <= 80, lines
     assert proc.returncode == 1
 

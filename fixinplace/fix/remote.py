@@ -118,6 +118,20 @@ def _notebook_caller(outcome: FileOutcome, settings: Settings) -> list[_File]:
     return [caller]
 
 
+def remote_files(outcomes: list[FileOutcome]) -> list[str]:
+    """The files, none of the outcomes' own, in which the calls of their remaining hazards write (what
+    `fix_across_files` would repair there if they were files of the run), in the order first met."""
+    own = {os.path.realpath(o.path) for o in outcomes}
+    found: dict[str, str] = {}
+    for o in outcomes:
+        for d in o.remaining if o.error is None else ():
+            for remote in _remotes(d):
+                real = os.path.realpath(remote.path)
+                if real not in own:
+                    found.setdefault(real, remote.path)
+    return list(found.values())
+
+
 def _placed(caller: _File, d: Diagnostic) -> Optional[Diagnostic]:
     """A remaining diagnostic as a hazard of the caller's analysed text (a notebook's joined cells)."""
     return caller.cells.get(id(d)) if isinstance(caller, _NotebookCaller) else d

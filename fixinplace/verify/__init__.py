@@ -10,8 +10,11 @@ fresh modules, runs them with fixed seeds, computes the reference (`reference`, 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from fixinplace.diagnostics import Applicability, FileError
 from fixinplace.settings import Settings
 from fixinplace.verify.declare import declared_inputs
 from fixinplace.verify.plan import (MODULE, NO_INPUTS, Changed, changed_functions, defines, runs_at_top_level,
@@ -33,6 +36,10 @@ class FilePair:
     patched: str
     codes_by_line: dict[int, list[str]] = field(default_factory=dict)
     fixes: list[dict] = field(default_factory=list)  # {"line", "code", "strategy"} per fix (lines of the original)
+    # A hazard reported at a call of this file and repaired where its write is, in another file: the patched text
+    # of each such file (by real path), and the lines of this file's calls whose fixes they hold.
+    others: dict[str, str] = field(default_factory=dict)
+    calls: list[int] = field(default_factory=list)
 
     @property
     def strategies(self) -> list[str]:
@@ -93,23 +100,38 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
     processes each have at most `memory` bytes of private memory (None: no cap)."""
     report = VerifyReport()
     jobs: list[dict] = []
-    plan: list[tuple[FilePair, list[Changed], object]] = []  # (pair, functions, job id or skip rows)
+    plan: list[tuple[FilePair, list[Changed], object, str]] = []  # (pair, functions, job id or skip rows, prefix)
+    rewritten_for_calls = {os.path.realpath(path) for pair in pairs for path in pair.others}
+    drivers = _drivers(pairs)
     for pair in pairs:
-        if pair.original == pair.patched:
+        if pair.original == pair.patched and not pair.others:
             report.notes.append(f"{pair.path}: no fix to verify")
             continue
-        functions = changed_functions(pair.original, pair.patched, pair.codes_by_line, pair.fixes)
+        functions = changed_functions(pair.original, pair.patched, pair.codes_by_line, pair.fixes, pair.calls)
+        if os.path.realpath(pair.path) in rewritten_for_calls:
+            # What the file's own hazards did not ask for is a call's fix, run by the calling file's job.
+            functions = [fn for fn in functions if fn.codes or fn.fixes]
+            if not functions:
+                report.notes.append(f"{pair.path}: its changes are fixes of calls in other files, verified there")
+                continue
         declared, root, config_error = declared_inputs(pair.path)
         if config_error:
             report.notes.append(f"{pair.path}: [tool.fixinplace.verify] not used: {config_error}")
 
         def add_job(entry_name: str, inputs_name: str | None, covers: list[Changed], synth: dict | None = None,
-                    fallback: str = "") -> None:
+                    fallback: str = "", via: FilePair | None = None) -> None:
             job_id = len(jobs)
-            jobs.append({"id": job_id, "path": pair.path, "original": pair.original, "patched": pair.patched,
+            runs = via or pair
+            overlays = dict(pair.others)
+            if via is not None:  # the other file's run, with this file's patched text on the patched side
+                overlays.update(via.others)
+                overlays[os.path.realpath(pair.path)] = pair.patched
+            jobs.append({"id": job_id, "path": runs.path, "original": runs.original, "patched": runs.patched,
                          "entry": entry_name, "inputs": inputs_name or "", "devices": [device], "synth": synth,
-                         "fallback": fallback, "root": root, "strategies": pair.strategies})
-            plan.append((pair, covers, job_id))
+                         "fallback": fallback, "root": root if via is None else declared_inputs(via.path)[1],
+                         "strategies": sorted(set(pair.strategies) | set(runs.strategies)), "overlays": overlays})
+            through = "its run as a script" if entry_name == MODULE else f"{entry_name}()"
+            plan.append((pair, covers, job_id, f"through {via.path}'s {through}" if via is not None else ""))
 
         if entry == SCRIPT_ENTRY:
             add_job(MODULE, None, functions)
@@ -119,7 +141,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             continue
         has_main = zero_arg_main(pair.original)
         script = runs_at_top_level(pair.original)
-        uncovered = []
+        driver = None if has_main or script else drivers.get(os.path.realpath(pair.path))
+        uncovered, driven = [], []
         for fn in functions:
             factory = fn.inputs or declared.get(fn.function, "")
             if fn.function == MODULE:
@@ -128,6 +151,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
                 add_job(fn.function, factory, [fn])
             elif fn.synth.ok and not fn.synth.params and not fn.synth.cls:
                 add_job(fn.synth.entry, None, [fn])  # no parameters: called as it is
+            elif driver is not None:
+                driven.append(fn)  # the program that uses it, rather than inputs made up for it
             elif fn.synth.ok:
                 add_job(fn.synth.entry, None, [fn], fn.synth.to_json(), "main" if has_main else "")
             else:
@@ -140,16 +165,37 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             module_level += functions_left  # the script's run calls them
         else:
             for fn in functions_left:
-                plan.append((pair, [fn], _skip(device, f"{NO_INPUTS} ({fn.synth.reason})")))
+                plan.append((pair, [fn], _skip(device, f"{NO_INPUTS} ({fn.synth.reason})"), ""))
         if module_level:
             add_job(MODULE, None, module_level)  # the file run as a script (`reference.SCRIPT`)
+        if driven:
+            add_job("main" if zero_arg_main(driver.original) else MODULE, None, driven, via=driver)
     results = run_jobs(jobs, timeout, memory) if jobs else {}
-    for pair, covers, how in plan:
+    for pair, covers, how, prefix in plan:
         per_device = results[how] if isinstance(how, int) else how
         for fn in covers:
             for result in per_device:
-                report.results.append(_row(pair, fn, result))
+                row = _row(pair, fn, result)
+                row["reason"] = "; ".join(x for x in (prefix, row["reason"]) if x)
+                report.results.append(row)
     return report
+
+
+def _drivers(pairs: list[FilePair]) -> dict[str, FilePair]:
+    """For the real path of each file of the run: the first other file of the run (by path) that runs a program (a
+    zero-argument `main`, or work at top level: a script, a notebook) and whose analysis may load it. Its run
+    verifies the changes of a file that has no program of its own."""
+    from fixinplace.analysis.project import dependency_files  # deferred: the analysis, not in the child
+
+    out: dict[str, FilePair] = {}
+    for driver in sorted(pairs, key=lambda p: p.path):
+        if not (zero_arg_main(driver.original) or runs_at_top_level(driver.original)):
+            continue
+        for target in dependency_files(driver.path, driver.original):
+            real = os.path.realpath(target)
+            if real != os.path.realpath(driver.path):
+                out.setdefault(real, driver)
+    return out
 
 
 def fix_pair(path: str, text: str, settings=None) -> FilePair:
@@ -161,18 +207,57 @@ def fix_pair(path: str, text: str, settings=None) -> FilePair:
     return pair_of(path, text, result.source, result.applied)
 
 
+def fix_pairs(paths: list[str], settings: Settings) -> tuple[list[FilePair], list]:
+    """(pairs, errors): the pair of each Python file of `paths` as `fix` patches it, where a hazard a call reports is
+    also repaired in the file its write is in, one of `paths` or not (verify writes nothing): the calling file's pair
+    holds that file's patched text (`others`) and the call's line (`calls`). Errors: a `FileError` for each file
+    that cannot be read or fixed."""
+    from fixinplace.analysis.project import display_name  # deferred: the analysis, not in the child
+    from fixinplace.engine import SourceError  # deferred: the analysis, not in the child
+    from fixinplace.fix.files import FileOutcome, read_file  # deferred: the fix stage (LibCST), not in the child
+    from fixinplace.fix.remote import fix_across_files, remote_files  # deferred: the fix stage, not in the child
+    from fixinplace.fix.run import fix_file  # deferred: the fix stage, not in the child
+
+    outcomes = [fix_file(path, settings) for path in paths]
+    errors = [o.error for o in outcomes if o.error is not None]
+    outcomes = [o for o in outcomes if o.error is None]
+    written_only = [FileOutcome(path) for path in remote_files(outcomes)]  # their own hazards are not fixed here
+    fix_across_files(outcomes + written_only, settings)
+    texts = {os.path.realpath(o.path): o.patch.new_text for o in outcomes + written_only
+             if o.patch is not None and o.patch.changed}
+    pairs = []
+    for o in outcomes:
+        try:
+            original = o.patch.source.text if o.patch is not None else read_file(o.path, settings.max_file_size).text
+        except SourceError as e:
+            errors.append(FileError(o.path, str(e)))
+            continue
+        pair = pair_of(o.path, original, o.patch.new_text if o.patch is not None else original, o.applied)
+        own = os.path.realpath(o.path)
+        called = [d for d in o.applied if id(d) in o.elsewhere]
+        pair.others = {path: texts[path] for d in called for path in sorted(o.elsewhere[id(d)])
+                       if path != own and path in texts}
+        pair.calls = sorted({d.line for d in called})
+        for fix, d in zip(pair.fixes, o.applied):
+            if id(d) in o.elsewhere:
+                fix["made_in"] = [display_name(Path(o.path), Path(path)) for path in sorted(o.elsewhere[id(d)])]
+        pairs.append(pair)
+    return pairs, errors
+
+
 def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
     """The pair of `original` and the `patched` text its `applied` fixes (diagnostics, lines of the original)
-    make, with their codes by line and each fix's line, code and strategy."""
+    make, with their codes by line and each fix's line, code, strategy and applicability."""
     codes: dict[int, list[str]] = {}
     for d in applied:
         codes.setdefault(d.line, [])
         if d.code not in codes[d.line]:
             codes[d.line].append(d.code)
-    fixes = [{"line": d.line, "code": d.code, "strategy": d.fix.strategy if d.fix is not None else ""}
+    fixes = [{"line": d.line, "code": d.code, "strategy": d.fix.strategy if d.fix is not None else "",
+              "applicability": str(d.fix.applicability if d.fix is not None else Applicability.SAFE)}
              for d in applied]
     return FilePair(path, original, patched, codes, fixes)
 
 
-__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines", "fix_pair", "pair_of",
-           "verify_pairs"]
+__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines", "fix_pair",
+           "fix_pairs", "pair_of", "verify_pairs"]

@@ -66,16 +66,26 @@ def _cross_check(job: dict, device: str, ref: Side, label: str, run) -> tuple[bo
     return False, f"not proved: the reference's gradients disagree with central finite differences ({why})"
 
 
-#: Rewrites that change what the program computes on purpose: an update moved after the backward (the gradients
-#: are then those of the updated parameters' loss, later steps differ), a `.data` write made differentiable (the
-#: gradient now includes the write; a program that trains then differs in its later outputs too).
-ON_PURPOSE = frozenset({"move_after_backward", "data_out_of_place"})
+#: Rewrites that change what the program computes on purpose, in their words: an update moved after the backward
+#: (the gradients are then those of the updated parameters' loss, later steps differ), a `.data` write made
+#: differentiable (the gradient now includes the write; a program that trains then differs in its later outputs
+#: too), a forward run again after the step that changed its parameters, a recurrent state cut from the graph where
+#: an iteration ends (truncated backpropagation through time).
+ON_PURPOSE = {
+    "move_after_backward": "an update moved after the backward that read the parameters before it",
+    "data_out_of_place": "a `.data` write made differentiable",
+    "recompute_forward": "the forward run again after the step, on the updated parameters",
+    "detach_carried_state": "the carried state cut from the graph where an iteration ends",
+}
 
 
-def _on_purpose(job: dict) -> bool:
-    """Whether every fix the job covers changes the program's meaning on purpose (ON_PURPOSE)."""
+def _on_purpose(job: dict) -> str:
+    """What the job's fixes do to the program's meaning, in words, when every one of them changes it on purpose
+    (ON_PURPOSE); else ""."""
     strategies = set(job.get("strategies", ()))
-    return bool(strategies) and strategies <= ON_PURPOSE
+    if not strategies or not strategies <= set(ON_PURPOSE):
+        return ""
+    return "; ".join(ON_PURPOSE[s] for s in sorted(strategies))
 
 
 def _synthesised(job: dict) -> str:
@@ -169,14 +179,13 @@ def _verify(job: dict, device: str, run) -> dict:
     effects_ok, effects_why, effects_max = compare(ref_effects, new_effects, device)
     maxima["outputs"] = max(maxima["outputs"], effects_max["outputs"], effects_max.get("effects", 0.0))
     result["max_abs_diff"] = {"outputs": maxima["outputs"], "grads": maxima["grads"]}
-    if (not ok or not effects_ok) and _on_purpose(job):
+    purposes = _on_purpose(job)
+    if (not ok or not effects_ok) and purposes:
         result["status"] = "changed"
-        what = {"move_after_backward": "an update moved after the backward that read the parameters before it",
-                "data_out_of_place": "a `.data` write made differentiable"}
         result["reason"] = "; ".join(x for x in (
-            f"the fix changes what the program computes, on purpose ({'; '.join(what[s] for s in job['strategies'])}"
-            f"): not proved; it differs from the original's meaning by up to {maxima['outputs']:.3g} in outputs "
-            f"and {maxima['grads']:.3g} in gradients ({why or _effects_reason(effects_why)})", note, shapes) if x)
+            f"the fix changes what the program computes, on purpose ({purposes}): not proved; it differs from the "
+            f"original's meaning by up to {maxima['outputs']:.3g} in outputs and {maxima['grads']:.3g} in "
+            f"gradients ({why or _effects_reason(effects_why)})", note, shapes) if x)
         return result
     if not ok and effects_ok and _only_gradients_differ(ref_rest, new_rest, device):
         # The fix's gradients differ from the reference's: before calling the fix wrong, ask whether the reference

@@ -75,9 +75,10 @@ def _declared_inputs(lines: list[str], fn: ast.AST) -> str:
 
 
 def changed_functions(original: str, patched: str, codes_by_line: dict[int, list[str]],
-                      fixes: list[dict] | None = None) -> list[Changed]:
-    """The innermost functions (in the original text) containing a line the fix changed, each with the fixes
-    (`{"line", "code", "strategy"}`, lines of the original) of the hazards it contains."""
+                      fixes: list[dict] | None = None, calls: list[int] | None = None) -> list[Changed]:
+    """The innermost functions (in the original text) containing a line the fix changed, or one of `calls` (the
+    lines of calls whose hazards were repaired in other files: running them runs the rewritten code), each with the
+    fixes (`{"line", "code", "strategy"}`, lines of the original) of the hazards it contains."""
     tree = ast.parse(original)
     lines = line_texts(original)
     functions = _functions(tree)
@@ -108,6 +109,7 @@ def changed_functions(original: str, patched: str, codes_by_line: dict[int, list
         else:
             touched.extend((i, added_inert and (i in old_docstring or inert(old[i - 1])))
                            for i in range(i1 + 1, i2 + 1))
+    touched.extend((line, False) for line in calls or ())
 
     def innermost(line: int):
         best = None

@@ -42,6 +42,7 @@ from fixinplace.verify.compare import compare, flatten
 from fixinplace.verify.inputs import Call, factory_call, module_globals, one_line, resolve, seed_all, synth_call
 from fixinplace.verify.oracles import (FD_STEP, FD_TOLERANCE, LeafUpdates, fd_feasible, fd_gradients,
                                        float_outputs, summed)
+from fixinplace.verify.overlay import other_files
 
 DIRECTIONS = 4  # random directions of the directional cross-check (when there are too many inputs for all of them)
 DIRECTION_SEED = 1234
@@ -158,7 +159,7 @@ def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain"
 def load_original(job: dict, device: str, role: str):
     """(module, entry): the original text loaded fresh on `device` (seeded) as module `role`, and the job's entry."""
     seed_all()
-    with on_device(device):
+    with on_device(device), other_files(job, role):
         module = load_module(job["original"], job["path"], role)
     return module, resolve(module, job["entry"])
 
@@ -316,7 +317,13 @@ def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") 
     "saved_copies" (`saved_tensor_copies`), "allow_mutation", "clone_leaves" (leaf inputs cloned), "copy_parameters"
     (leaf inputs cloned, the parameters of module inputs and of the instance replaced by differentiable copies:
     `parameter_copies`, with private copies of saved tensors), "leaf_updates"
-    (`LeafUpdates`) or "functionalize"."""
+    (`LeafUpdates`) or "functionalize". The `patched` side imports the other files the fixes rewrote from their
+    patched texts (`overlay.other_files`)."""
+    with other_files(job, role):
+        return _run_side(text, job, device, role, mode)
+
+
+def _run_side(text: str, job: dict, device: str, role: str, mode: str) -> Side:
     if job["entry"] == SCRIPT:
         return run_script(text, job, device, role, mode)
     side = Side()

@@ -23,6 +23,11 @@ def _of_cell(fix: dict) -> str:
     return f" of cell {fix['cell']}" if fix.get("cell") else ""
 
 
+def _made_in(fix: dict) -> str:
+    """`, made in layers.py`: where a call's fix rewrote another file."""
+    return f", made in {', '.join(fix['made_in'])}" if fix.get("made_in") else ""
+
+
 #: What each reference is, in a user's words (JSON keeps the label: `reference`).
 REFERENCE_WORDS = {
     "original": "compared with the original's own result",
@@ -46,7 +51,8 @@ def render_text(report, color: bool = False, width: int | None = None) -> str:
         if color and r["status"] in _STYLES:  # (colour codes take no columns)
             head[-1] = head[-1][: -len(r["status"])] + f"\x1b[{_STYLES[r['status']]}m{r['status']}\x1b[0m"
         diffs = r["max_abs_diff"]
-        fixes = ", ".join(f"{f['code']} at line {f['line']}{_of_cell(f)} ({f['strategy']})" for f in r.get("fixes", ()))
+        fixes = ", ".join(f"{f['code']} at line {f['line']}{_of_cell(f)} ({f['strategy']}{_made_in(f)})"
+                          for f in r.get("fixes", ()))
         against = REFERENCE_WORDS.get(r["reference"], f"compared with {r['reference']}")
         details = ((f"fix {fixes}; " if fixes else "") + f"{against}; max |diff| outputs "
                    f"{_diff(diffs['outputs'])}, gradients {_diff(diffs['grads'])}"
