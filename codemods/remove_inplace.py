@@ -1,7 +1,10 @@
 """Strategy `remove_inplace`: `F.relu(h, inplace=True)` → `F.relu(h)` (a bare statement becomes
 `h = F.relu(h)`); `nn.ReLU(inplace=True)` → `nn.ReLU()` in the constructor of the module whose application
 writes the saved tensor (in a chain such as `ReLU(inplace=True)` then `Dropout(inplace=True)`, the module that
-writes, not the one that saved)."""
+writes, not the one that saved). Safe when nothing can read the module's input afterwards: a temporary no name
+holds, or a name only this function sees that the call rebinds or nothing reads again. Unsafe when the input is
+a caller's argument, an attribute, or a tensor another name also holds (`identity = x` before `x = self.act(x)`):
+that reader would no longer see the write, and the program would compute something else."""
 
 from __future__ import annotations
 

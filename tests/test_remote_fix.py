@@ -467,3 +467,71 @@ def test_a_notebook_calling_into_a_module_gets_the_module_repaired(tmp_path):
     before = _texts(tmp_path)
     assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
     assert _texts(tmp_path) == before
+
+
+# A unit whose input another name holds (`identity = x`) passes it to a block that writes it in place (ReLU with
+# inplace=True): dropping `inplace=True` would change what `identity` holds, so the sum the unit returns. The first
+# unit's skip Linear saves the input the block writes: the backward raises.
+ALIASED_INPUT = """
+    from torch import nn
+
+
+    class Block(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.act = nn.ReLU(inplace=True)
+            self.fc = nn.Linear(width, width)
+
+        def forward(self, x):
+            x = self.act(x)
+            return self.fc(x)
+
+
+    class Unit(nn.Module):
+        def __init__(self, width, resize):
+            super().__init__()
+            self.resize = resize
+            if resize:
+                self.skip = nn.Linear(width, width)
+            self.body = nn.Sequential(Block(width))
+
+        def forward(self, x):
+            if self.resize:
+                identity = self.skip(x)
+            else:
+                identity = x
+            x = self.body(x)
+            return x + identity
+
+
+    class Residual(nn.Module):
+        def __init__(self, width, act):
+            super().__init__()
+            self.body = nn.Linear(width, width)
+            self.features = nn.Sequential(self.body, Unit(width, True), Unit(width, False))
+
+        def forward(self, x):
+            return self.features(x)
+"""
+
+
+def test_dropping_a_write_another_name_sees_is_no_safe_fix(tmp_path):
+    """Dropping `inplace=True` from the block is no safe fix of the call (the block's input is its caller's `x`,
+    which `identity` also holds); the safe fix keeps what the program computes: it clones what the skip Linear
+    saves, and the block still writes its input in place. Labelled by running: the fixed program's loss and
+    gradient are those of the same clone written by hand; dropping `inplace=True` gives others."""
+    _write(tmp_path, {"blocks.py": ALIASED_INPUT, "train.py": _train()})
+    assert _run(tmp_path) == "raises-saved"
+    proc = cli("check", "--no-cache", "--format", "json", "train.py", cwd=tmp_path)
+    (found,) = json.loads(proc.stdout)["diagnostics"]
+    assert not (found["fix"]["applicability"] == "safe" and "without `inplace=True`" in found["fix"]["description"])
+
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 0
+    assert "nn.ReLU(inplace=True)" in (tmp_path / "blocks.py").read_text(encoding="utf-8")
+    fixed = _run(tmp_path)
+    for name, text in (("cloned", ALIASED_INPUT.replace("self.skip(x)", "self.skip(x.clone())")),
+                       ("dropped", ALIASED_INPUT.replace("nn.ReLU(inplace=True)", "nn.ReLU()"))):
+        (tmp_path / name).mkdir()
+        _write(tmp_path / name, {"blocks.py": text, "train.py": _train()})
+    assert fixed.startswith("ok ") and fixed == _run(tmp_path / "cloned")
+    assert _run(tmp_path / "dropped") != fixed

@@ -163,10 +163,10 @@ def _why_unsafe(f: WriteFacts) -> str:
     """Why rebinding the written name may lose a mutation someone else observes."""
     if f.aliased and f.through_view:
         return f" (unsafe: `{f.root}` is a view of another tensor, which would no longer see the write)"
-    if f.aliased:
-        return f" (unsafe: another name or view shares `{f.root}`, and it would no longer see the write)"
     if f.root_kind == "argument":
         return f" (unsafe: `{f.root}` is an argument; the caller would no longer see the write)"
+    if f.aliased:
+        return f" (unsafe: another name or view shares `{f.root}`, and it would no longer see the write)"
     if f.root_kind == "attribute":
         return f" (unsafe: `{f.root}` is an attribute; its other readers would no longer see the write)"
     if f.root_kind == "global":
@@ -175,6 +175,11 @@ def _why_unsafe(f: WriteFacts) -> str:
         return f" (unsafe: `{f.root}` is an element of a container; other holders of the tensor would no longer see " \
                "the write)"
     return ""
+
+
+def _unless_local(f: WriteFacts) -> str:
+    """`_why_unsafe` for a fix that is safe exactly when the written name is `_local`: nothing when it is."""
+    return "" if _local(f) else _why_unsafe(f)
 
 
 def _rebindable(f: WriteFacts, dead_ok: bool = False) -> bool:
@@ -222,8 +227,11 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     if f.form == WriteForm.INPLACE_MODULE:
         if f.module_ctor is not None:
             assigned_back = f.statement is not None and f.statement.assigned == f.root
-            temporary = f.root_kind == "other"
-            safe = temporary or (assigned_back and _local(f)) or not f.read_after
+            temporary = f.root_kind == "other" and not f.aliased  # no name shares it
+            # Without the write, the module's input keeps its values: safe when no one reads them afterwards (a
+            # temporary, or a name only this function sees, rebound or not read again). A caller's argument, an
+            # alias or an attribute would see the difference.
+            safe = temporary or ((assigned_back or not f.read_after) and _local(f))
             out.append(_candidate(RemoveInplace, Applicability.of(safe),
                                   f"Construct the module without `inplace=True` (line {f.module_ctor.line}): `{{new}}`"
                                   + ("" if safe else _why_unsafe(f) or " (unsafe: the module's input is no longer "
@@ -250,7 +258,7 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
                 and f.target == f.root and f.target_is_tensor and f.read_after:
             out.append(_candidate(OutToAssignment, Applicability.of(_local(f)),
                                   f"Assign the result to `{f.root}` instead of writing it with `out=`: `{{new}}`"
-                                  + _why_unsafe(f), line=line))
+                                  + _unless_local(f), line=line))
     elif f.grad_mode == GradMode.OFF:
         out += _without_grad(f)
         out += _clone_at_save(f)
@@ -316,7 +324,7 @@ def _setitem(f: WriteFacts, line: int, style: str) -> list[Candidate]:
     else:
         return []
     return [_candidate(SetitemOutOfPlace, Applicability.of(_local(f)),
-                       f"Write the assignment out of place with `{form}`: `{{new}}`" + _why_unsafe(f),
+                       f"Write the assignment out of place with `{form}`: `{{new}}`" + _unless_local(f),
                        line=line, name=f.root, form=form)]
 
 
@@ -328,7 +336,7 @@ def _clone_before(f: WriteFacts, line: int) -> list[Candidate]:
         return []
     return [_candidate(CloneBeforeWrite, Applicability.of(_local(f)),
                        f"Clone `{f.root}` before the write, so that the write goes to a copy{_kept(f)}: `{{new}}`"
-                       + _why_unsafe(f), line=line, name=f.root)]
+                       + _unless_local(f), line=line, name=f.root)]
 
 
 def _kept(f: WriteFacts) -> str:
@@ -475,7 +483,7 @@ def _without_grad(f: WriteFacts) -> list[Candidate]:
             and f.root_kind in ("local", "argument", "global"):
         return [_candidate(CloneBeforeWrite, Applicability.of(_local(f)),
                            f"Clone `{f.root}` before `torch.no_grad()` (line {f.grad_on_line}), where the copy keeps "
-                           f"`{f.root}`'s history: `{{new}}`" + _why_unsafe(f), line=f.grad_on_line, name=f.root)]
+                           f"`{f.root}`'s history: `{{new}}`" + _unless_local(f), line=f.grad_on_line, name=f.root)]
     return []
 
 

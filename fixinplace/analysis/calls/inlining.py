@@ -97,6 +97,9 @@ class InliningMixin:
         interp = self.interp
         fn_node = fn.node
         env = self.bind_arguments(fn, args, kwargs, self_value, frame, spread=spread)
+        for name, value in env.items():  # a parameter is a name of the caller's tensor too (`identity = x`: two)
+            if isinstance(value, TensorValue):
+                value.group.names.add((fn.qualname, name))
         inner = Frame(
             env=env, globals=fn.env,
             grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
