@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import sys
 import time
 from enum import Enum
@@ -645,6 +646,15 @@ def _fix_summary(report, show_fixes: bool = False, list_unsafe: bool = True) -> 
             f"unsafe fix; review and apply with `--unsafe-fixes`{':' if list_unsafe else ' (--show-fixes lists them).'}"
         )
         lines += [_fix_line(d.path, d) for d in unsafe_only] if list_unsafe else []
+    outside = report.outside
+    if outside:
+        files = sorted({p for _, paths in outside for p in paths})
+        named = sorted({d.path for d, _ in outside})
+        lines.append(
+            f"{_plural(len(outside), 'remaining hazard')} {'is a call' if len(outside) == 1 else 'are calls'} whose "
+            f"write is in a file this run does not include; `fix` repairs it there when that file is in the run too: "
+            f"`fixinplace fix {' '.join(shlex.quote(p) for p in named + files)}`:")
+        lines += [f"  {d.path}:{d.line}: {d.code} writes in {', '.join(paths)}" for d, paths in outside]
     if report.errors:
         lines.append(f"{_plural(len(report.errors), 'path')} could not be fixed (see the errors above).")
     elif report.exit_code == 1:

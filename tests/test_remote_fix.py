@@ -535,3 +535,17 @@ def test_dropping_a_write_another_name_sees_is_no_safe_fix(tmp_path):
         _write(tmp_path / name, {"blocks.py": text, "train.py": _train()})
     assert fixed.startswith("ok ") and fixed == _run(tmp_path / "cloned")
     assert _run(tmp_path / "dropped") != fixed
+
+
+def test_fix_of_the_caller_alone_names_the_file_its_write_is_in(tmp_path):
+    """`fix train.py` does not rewrite blocks.py, which it was not given (as Ruff, it touches only its files): the
+    call's hazard remains, and the summary says where its write is and which command repairs it there."""
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train()})
+    before = _texts(tmp_path)
+    proc = cli("fix", "--apply", "train.py", cwd=tmp_path)
+    assert proc.returncode == 1 and _texts(tmp_path) == before
+    output = proc.stdout + proc.stderr
+    assert f"  train.py:{CALL_LINE}: FIP101 writes in blocks.py" in output, output
+    assert "`fixinplace fix train.py blocks.py`" in output, output
+    assert cli("fix", "--apply", "train.py", "blocks.py", cwd=tmp_path).returncode == 0
+    assert _check(tmp_path) == []

@@ -118,6 +118,19 @@ def _notebook_caller(outcome: FileOutcome, settings: Settings) -> list[_File]:
     return [caller]
 
 
+def outside_writes(outcomes: list[FileOutcome]) -> list[tuple[Diagnostic, list[str]]]:
+    """The remaining hazards reported at calls whose writes lie in files that are none of the outcomes' (where
+    `fix_across_files` repairs them only when those files are in the run), each with those files."""
+    own = {os.path.realpath(o.path) for o in outcomes}
+    out = []
+    for o in outcomes:
+        for d in o.remaining if o.error is None else ():
+            paths = sorted({r.path for r in _remotes(d) if os.path.realpath(r.path) not in own})
+            if paths:
+                out.append((d, paths))
+    return out
+
+
 def remote_files(outcomes: list[FileOutcome]) -> list[str]:
     """The files, none of the outcomes' own, in which the calls of their remaining hazards write (what
     `fix_across_files` would repair there if they were files of the run), in the order first met."""

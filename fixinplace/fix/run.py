@@ -26,7 +26,7 @@ from fixinplace.fix.checked import fix_text, offer
 from fixinplace.fix.files import (FileOutcome, FilePatch, PatchError, guarded_outcome, make_patch, read_file,
                                   write_if_changed, write_patch)
 from fixinplace.fix.notebooks import fix_notebook
-from fixinplace.fix.remote import fix_across_files
+from fixinplace.fix.remote import fix_across_files, outside_writes
 from fixinplace.reading import is_notebook
 from fixinplace.settings import Settings
 
@@ -39,6 +39,9 @@ class FixReport:
     errors: list[FileError] = field(default_factory=list)  # paths and files that could not be fixed
     apply: bool = False
     unsafe: bool = False
+    # Remaining hazards of calls whose writes are in files not in the run (each with those files): `fix` repairs a
+    # call's hazard where its write is only in the files it was given.
+    outside: list = field(default_factory=list)
 
     @property
     def patches(self) -> list[FilePatch]:
@@ -155,6 +158,7 @@ def run_fix(paths: Sequence[str], settings: Settings | None = None, *, apply: bo
     if apply:
         write_patches(report)
     settle(report, settings)
+    report.outside = outside_writes(report.outcomes)
     return report
 
 
