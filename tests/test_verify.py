@@ -911,3 +911,32 @@ def test_a_wrong_fix_of_a_script_fails_on_what_it_leaves_or_prints(tmp_path):
     printed = SCRIPT_TEXT.replace("u[0] = 0.0", "u = u.clone()\nu[0] = 0.0").replace('f"loss', 'f"Loss')
     rows = verify_pairs([pair_of(path, SCRIPT_TEXT, printed, [])], device="cpu").results
     assert [r["status"] for r in rows] == ["failed"] and "printed" in rows[0]["reason"]
+
+
+SHARED_ARRAY = """import numpy as np
+import torch
+
+
+def main():
+    a = np.linspace(-1.0, 1.0, 6)
+    t = torch.from_numpy(a)
+    w = torch.ones(6, dtype=torch.float64, requires_grad=True)
+    t += 1.0
+    y = (w * t).sum() + float(a.sum())
+    y.backward()
+    return {"y": y.detach(), "grad": w.grad}
+"""
+
+
+def test_a_fix_that_stops_writing_a_shared_array_changes_the_program_on_purpose(tmp_path):
+    """FIP105: the write also changes the NumPy array the program reads again. Every fix of it stops that, so the
+    program computes something else than it did (here `y` by 6): `changed`, saying why, never `verified` nor a
+    bare `failed`."""
+    (tmp_path / "prog.py").write_text(SHARED_ARRAY)
+    rc, rows, _ = verify_json("prog.py", "--unsafe-fixes", "--device", "cpu", cwd=tmp_path)
+    (row,) = rows
+    assert row["codes"] == ["FIP105"] and row["status"] == "changed", row
+    assert row["reason"].startswith("the fix changes what the program computes, on purpose (the NumPy array that "
+                                    "shares the tensor's memory no longer gets the written values)"), row
+    assert row["max_abs_diff"]["outputs"] == 6.0
+    assert rc == 0

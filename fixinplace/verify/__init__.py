@@ -17,8 +17,8 @@ from pathlib import Path
 from fixinplace.diagnostics import Applicability, FileError
 from fixinplace.settings import Settings
 from fixinplace.verify.declare import declared_inputs
-from fixinplace.verify.plan import (MODULE, NO_INPUTS, Changed, changed_functions, defines, runs_at_top_level,
-                                   zero_arg_main)
+from fixinplace.verify.plan import (MODULE, NO_INPUTS, Changed, changed_functions, defines, on_purpose,
+                                   runs_at_top_level, zero_arg_main)
 from fixinplace.verify.runner import DEFAULT_MEMORY, DEFAULT_TIMEOUT, run_jobs
 
 #: `--entry __main__`: run the whole file as a script (as `python FILE` does), whatever it defines.
@@ -129,7 +129,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             jobs.append({"id": job_id, "path": runs.path, "original": runs.original, "patched": runs.patched,
                          "entry": entry_name, "inputs": inputs_name or "", "devices": [device], "synth": synth,
                          "fallback": fallback, "root": root if via is None else declared_inputs(via.path)[1],
-                         "strategies": sorted(set(pair.strategies) | set(runs.strategies)), "overlays": overlays})
+                         "strategies": sorted(set(pair.strategies) | set(runs.strategies)), "overlays": overlays,
+                         "purposes": on_purpose(pair.fixes + (via.fixes if via is not None else []))})
             through = "its run as a script" if entry_name == MODULE else f"{entry_name}()"
             plan.append((pair, covers, job_id, f"through {via.path}'s {through}" if via is not None else ""))
 

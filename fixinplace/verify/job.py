@@ -66,26 +66,10 @@ def _cross_check(job: dict, device: str, ref: Side, label: str, run) -> tuple[bo
     return False, f"not proved: the reference's gradients disagree with central finite differences ({why})"
 
 
-#: Rewrites that change what the program computes on purpose, in their words: an update moved after the backward
-#: (the gradients are then those of the updated parameters' loss, later steps differ), a `.data` write made
-#: differentiable (the gradient now includes the write; a program that trains then differs in its later outputs
-#: too), a forward run again after the step that changed its parameters, a recurrent state cut from the graph where
-#: an iteration ends (truncated backpropagation through time).
-ON_PURPOSE = {
-    "move_after_backward": "an update moved after the backward that read the parameters before it",
-    "data_out_of_place": "a `.data` write made differentiable",
-    "recompute_forward": "the forward run again after the step, on the updated parameters",
-    "detach_carried_state": "the carried state cut from the graph where an iteration ends",
-}
-
-
 def _on_purpose(job: dict) -> str:
     """What the job's fixes do to the program's meaning, in words, when every one of them changes it on purpose
-    (ON_PURPOSE); else ""."""
-    strategies = set(job.get("strategies", ()))
-    if not strategies or not strategies <= set(ON_PURPOSE):
-        return ""
-    return "; ".join(ON_PURPOSE[s] for s in sorted(strategies))
+    (`plan.on_purpose`); else ""."""
+    return "; ".join(job.get("purposes") or ())
 
 
 def _synthesised(job: dict) -> str:

@@ -25,6 +25,34 @@ NO_INPUTS = "no inputs: pass --entry/--inputs or declare a factory"
 MODULE = "<module>"
 
 
+#: Rewrites that change what the program computes on purpose, in their words: an update moved after the backward
+#: (the gradients are then those of the updated parameters' loss, later steps differ), a `.data` write made
+#: differentiable (the gradient now includes the write; a program that trains then differs in its later outputs
+#: too), a forward run again after the step that changed its parameters, a recurrent state cut from the graph where
+#: an iteration ends (truncated backpropagation through time).
+ON_PURPOSE = {
+    "move_after_backward": "an update moved after the backward that read the parameters before it",
+    "data_out_of_place": "a `.data` write made differentiable",
+    "recompute_forward": "the forward run again after the step, on the updated parameters",
+    "detach_carried_state": "the carried state cut from the graph where an iteration ends",
+}
+
+#: Hazards whose every fix changes what the program computes, whatever the rewrite: the write is a silent change
+#: of something else the program reads, which the fix stops.
+ON_PURPOSE_CODES = {
+    "FIP105": "the NumPy array that shares the tensor's memory no longer gets the written values",
+}
+
+
+def on_purpose(fixes: list[dict]) -> list[str]:
+    """What each of `fixes` (`{"code", "strategy", ...}`) does to the program's meaning, when every one of them
+    changes it on purpose (`ON_PURPOSE`, `ON_PURPOSE_CODES`); else []."""
+    words = [ON_PURPOSE.get(f["strategy"]) or ON_PURPOSE_CODES.get(f["code"]) for f in fixes]
+    if not words or None in words:
+        return []
+    return sorted(set(words))
+
+
 @dataclass
 class Changed:
     """One function the fix changed: its qualified name, `def` line (original text) and the fixed codes."""
