@@ -5,7 +5,7 @@
 SET is a folder of bench/fixsets/ (`heldout`, `dev`, `check12`, `realbugs`) or a path; default `heldout`. For each
 set, `bench/fix_score.py` applies `fix --apply --unsafe-fixes` to copies of the programs and judges every fix by
 running the patched program against the intended one (`fixed`: it returns what intended.py returns; `wrong`: it
-runs and returns something else). Then `fixinplace verify program.py --entry main --unsafe-fixes --device cpu`
+runs and returns something else). Then `fixinplace verify *.py --entry main --unsafe-fixes --device cpu`
 runs on each original whose fix is judged, and its verdict (the worst of its results: failed, skipped, changed,
 verified) is tallied against the judgement:
 
@@ -15,7 +15,8 @@ verified) is tallied against the judgement:
     right, not proved   a right fix called failed, skipped or changed (each counted)
     wrong, not caught   a wrong fix skipped or changed
 
-Only `program.py` is verified (in a multi-file program, fixes in its other files are not). `--fixinplace PATH`
+Every top-level file of a program is verified (`verify program.py model.py ... --entry main`): a module without
+`main` runs through program.py's, and a call's fix made in a module is verified through the call. `--fixinplace PATH`
 runs `verify` from another checkout (a worktree of an older commit: "before" figures); the fixes are always this
 checkout's.
 
@@ -70,9 +71,11 @@ def as_script(text: str) -> str | None:
 
 
 def verdict(case_dir: Path, checkout: Path, entry: str = "main") -> tuple[str, str]:
-    """(worst status, its reason) of `verify program.py --entry ENTRY --unsafe-fixes` in `case_dir`."""
+    """(worst status, its reason) of `verify *.py --entry ENTRY --unsafe-fixes` in `case_dir` (its top-level files:
+    the modules a multi-file program imports run through program.py's ENTRY)."""
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(checkout))
-    proc = subprocess.run([sys.executable, "-m", "fixinplace", "verify", "program.py", "--entry", entry,
+    files = sorted(p.name for p in case_dir.glob("*.py"))  # program.py and the modules of a multi-file program
+    proc = subprocess.run([sys.executable, "-m", "fixinplace", "verify", *files, "--entry", entry,
                            "--unsafe-fixes", "--device", "cpu", "--format", "json", "--timeout", "120"],
                           cwd=case_dir, capture_output=True, text=True, env=env, timeout=1800)
     try:

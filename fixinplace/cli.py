@@ -851,7 +851,8 @@ def verify(
     2 on usage errors. User code runs only in the child process; the patched code is never written to the file.
     """
     from fixinplace.fix.files import PatchError  # deferred: the fix stage (LibCST), not loaded by check
-    from fixinplace.verify import SCRIPT_ENTRY, defines, fix_pair, fix_pairs, verify_pairs  # deferred: for `verify`
+    from fixinplace.verify import (  # deferred: only `verify` needs them
+        SCRIPT_ENTRY, defines, drivers, fix_pair, fix_pairs, verify_pairs)
     from fixinplace.verify.report import render_json, render_text  # deferred: the verifier, only for `verify`
 
     if inputs and not entry:
@@ -880,10 +881,13 @@ def verify(
     errors += [f"{printable_path(e.path)}: error: {e.message}" for e in failures]
     pairs.update((pair.path, pair) for pair in fixed)
     pairs = [pair for pair in pairs.values() if pair is not None]
-    for pair in pairs:
-        for name in (entry, inputs):
-            if name and name != SCRIPT_ENTRY and ":" not in name and (pair.original != pair.patched or pair.others) \
-                    and not defines(pair.original, name):
+    for name in (entry, inputs):
+        if not name or name == SCRIPT_ENTRY or ":" in name:
+            continue
+        through = drivers(pairs, name)  # a file without it runs through a file of the run that has it and imports it
+        for pair in pairs:
+            if (pair.original != pair.patched or pair.others) and not defines(pair.original, name) \
+                    and os.path.realpath(pair.path) not in through:
                 raise _fail(f"{pair.path}: no top-level {name!r} in this file")
     report = verify_pairs(pairs, entry=entry, inputs=inputs, device=device.value, timeout=timeout, memory=memory_cap)
     if notebooks:

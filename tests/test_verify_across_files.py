@@ -168,3 +168,15 @@ def test_the_patched_side_really_runs_the_patched_file(tmp_path):
     (folder / "blocks.py").write_text(BLOCKS.replace("nn.Dropout(p=drop, inplace=True)", "nn.Dropout(p=drop)"))
     rc, rows, stderr = _verify(folder, "train.py", "--entry", "main")
     assert rows == [] and "train.py: no fix to verify" in stderr
+
+
+def test_an_entry_another_file_defines_runs_the_files_that_lack_it(tmp_path):
+    """`verify . --entry main`: blocks.py defines no `main`; train.py does and imports it, so blocks.py's fix runs
+    through train.py's main() instead of being a usage error. A file that nothing with a `main` imports still is."""
+    folder = _project(tmp_path)
+    rc, rows, _ = _verify(folder, ".", "--entry", "main")
+    assert [(r["path"], r["function"], r["status"]) for r in rows] == [("blocks.py", "Head.__init__", "verified")]
+    assert rows[0]["reason"].startswith("through train.py's main(); "), rows[0]["reason"]
+    (folder / "train.py").write_text(TRAIN.replace("from blocks import Head", "from torch.nn import Linear as Head"))
+    proc = cli("verify", ".", "--entry", "main", "--device", "cpu", cwd=folder, timeout=240)
+    assert proc.returncode == 2 and "blocks.py: no top-level 'main' in this file" in proc.stderr, proc.stderr

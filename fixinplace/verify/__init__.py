@@ -102,7 +102,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
     jobs: list[dict] = []
     plan: list[tuple[FilePair, list[Changed], object, str]] = []  # (pair, functions, job id or skip rows, prefix)
     rewritten_for_calls = {os.path.realpath(path) for pair in pairs for path in pair.others}
-    drivers = _drivers(pairs)
+    by_program = drivers(pairs)
+    by_entry = drivers(pairs, entry) if entry and entry != SCRIPT_ENTRY and ":" not in entry else {}
     for pair in pairs:
         if pair.original == pair.patched and not pair.others:
             report.notes.append(f"{pair.path}: no fix to verify")
@@ -134,15 +135,17 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             through = "its run as a script" if entry_name == MODULE else f"{entry_name}()"
             plan.append((pair, covers, job_id, f"through {via.path}'s {through}" if via is not None else ""))
 
-        if entry == SCRIPT_ENTRY:
-            add_job(MODULE, None, functions)
+        if entry == SCRIPT_ENTRY:  # a module that does no work of its own runs through a script that imports it
+            via = None if runs_at_top_level(pair.original) else by_program.get(os.path.realpath(pair.path))
+            add_job(MODULE, None, functions, via=via)
             continue
         if entry:
-            add_job(entry, inputs, functions)
+            via = by_entry.get(os.path.realpath(pair.path)) if not defines(pair.original, entry) else None
+            add_job(entry, inputs, functions, via=via)  # a file without the entry runs through one that has it
             continue
         has_main = zero_arg_main(pair.original)
         script = runs_at_top_level(pair.original)
-        driver = None if has_main or script else drivers.get(os.path.realpath(pair.path))
+        driver = None if has_main or script else by_program.get(os.path.realpath(pair.path))
         uncovered, driven = [], []
         for fn in functions:
             factory = fn.inputs or declared.get(fn.function, "")
@@ -182,15 +185,17 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
     return report
 
 
-def _drivers(pairs: list[FilePair]) -> dict[str, FilePair]:
+def drivers(pairs: list[FilePair], entry: str | None = None) -> dict[str, FilePair]:
     """For the real path of each file of the run: the first other file of the run (by path) that runs a program (a
-    zero-argument `main`, or work at top level: a script, a notebook) and whose analysis may load it. Its run
-    verifies the changes of a file that has no program of its own."""
+    zero-argument `main`, or work at top level: a script, a notebook; with `entry`, one that defines that function)
+    and whose analysis may load it. Its run verifies the changes of a file that has no such program of its own."""
     from fixinplace.analysis.project import dependency_files  # deferred: the analysis, not in the child
 
     out: dict[str, FilePair] = {}
     for driver in sorted(pairs, key=lambda p: p.path):
-        if not (zero_arg_main(driver.original) or runs_at_top_level(driver.original)):
+        runs = defines(driver.original, entry) if entry else (zero_arg_main(driver.original)
+                                                               or runs_at_top_level(driver.original))
+        if not runs:
             continue
         for target in dependency_files(driver.path, driver.original):
             real = os.path.realpath(target)
@@ -260,5 +265,5 @@ def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
     return FilePair(path, original, patched, codes, fixes)
 
 
-__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines", "fix_pair",
-           "fix_pairs", "pair_of", "verify_pairs"]
+__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines", "drivers",
+           "fix_pair", "fix_pairs", "pair_of", "verify_pairs"]
