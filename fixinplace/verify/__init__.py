@@ -1,11 +1,13 @@
 """`fixinplace verify`: prove each rewrite by running the original and the patched code in a child process.
 
 The parent (`plan`, `signature`, `declare`, `runner`, `report` and this module) never imports torch nor the
-user's code: it computes the patched text with `fixinplace.fix.fix_text`, finds the changed functions and how
-to call them (`plan`: declarations from comments and `declare`, synthesis specs from `signature`), and hands jobs
-to one child process (`runner`, `child`) that, per job (`job`), makes the inputs (`inputs`), loads both texts as
-fresh modules, runs them with fixed seeds, computes the reference (`reference`, `oracles`) and compares
-(`compare`). The patched text is never written to the user's file.
+user's code: it computes the patched texts as `fix` does (`fix_pairs`: a call's hazard repaired in the file its
+write is in, named or not), finds the changed functions and how to call them (`plan`: declarations from comments
+and `declare`, synthesis specs from `signature`, else the program of the file or of another file of the run that
+imports it: `drivers`), and hands jobs to one child process (`runner`, `child`) that, per job (`job`), makes the
+inputs (`inputs`), loads both texts as fresh modules (the other files a fix rewrote from their patched texts on the
+patched side: `overlay`), runs them with fixed seeds, computes the reference (`reference`, `oracles`) and compares
+(`compare`). No patched text is ever written to the user's files.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ class FilePair:
     original: str
     patched: str
     codes_by_line: dict[int, list[str]] = field(default_factory=dict)
-    fixes: list[dict] = field(default_factory=list)  # {"line", "code", "strategy"} per fix (lines of the original)
+    # {"line", "code", "strategy", "applicability"} per fix (lines of the original), and "made_in" (the files it
+    # rewrote) for a call's fix made in other files
+    fixes: list[dict] = field(default_factory=list)
     # A hazard reported at a call of this file and repaired where its write is, in another file: the patched text
     # of each such file (by real path), and the lines of this file's calls whose fixes they hold.
     others: dict[str, str] = field(default_factory=dict)
@@ -265,5 +269,5 @@ def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
     return FilePair(path, original, patched, codes, fixes)
 
 
-__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines", "drivers",
-           "fix_pair", "fix_pairs", "pair_of", "verify_pairs"]
+__all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines",
+           "drivers", "fix_pair", "fix_pairs", "pair_of", "verify_pairs"]
