@@ -134,14 +134,10 @@ def outside_writes(outcomes: list[FileOutcome]) -> list[tuple[Diagnostic, list[s
 def remote_files(outcomes: list[FileOutcome]) -> list[str]:
     """The files, none of the outcomes' own, in which the calls of their remaining hazards write (what
     `fix_across_files` would repair there if they were files of the run), in the order first met."""
-    own = {os.path.realpath(o.path) for o in outcomes}
     found: dict[str, str] = {}
-    for o in outcomes:
-        for d in o.remaining if o.error is None else ():
-            for remote in _remotes(d):
-                real = os.path.realpath(remote.path)
-                if real not in own:
-                    found.setdefault(real, remote.path)
+    for _, paths in outside_writes(outcomes):
+        for path in paths:
+            found.setdefault(os.path.realpath(path), path)
     return list(found.values())
 
 
