@@ -308,8 +308,9 @@ def test_a_second_caller_for_which_the_write_is_safe_is_checked_and_keeps_its_re
 
 @pytest.mark.slow
 def test_fix_verify_drops_a_call_fix_whose_file_did_not_verify_and_counts_it_again(tmp_path):
-    """`fix --verify` keeps a file's patch only when it verifies; the module's `forward` cannot be run on its own
-    (its constructor needs the caller's arguments), so the patch is dropped, and the call's hazard counts as
+    """`fix --verify` keeps a file's patch only when it verifies. The module's repair runs through the calling file
+    (its `forward` cannot be run on its own: its constructor needs the caller's arguments), whose `main()` returns
+    nothing and writes a file: nothing to compare, so the patch is dropped, and the call's hazard counts as
     remaining, not fixed."""
     _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train()})
     before = _texts(tmp_path)
@@ -318,6 +319,23 @@ def test_fix_verify_drops_a_call_fix_whose_file_did_not_verify_and_counts_it_aga
     assert "blocks.py: fix not applied: verification skipped" in proc.stderr
     assert "Fixed 0 hazards in 0 files; 1 remains" in proc.stdout + proc.stderr
     assert _texts(tmp_path) == before
+
+
+@pytest.mark.slow
+def test_fix_verify_keeps_a_call_fix_proved_through_the_caller(tmp_path):
+    """The same project, with a `main()` that returns its loss and gradient: the repair in blocks.py is verified by
+    running train.py with blocks.py patched, so `fix --verify --apply` writes it."""
+    train = _train().replace(
+        '        with open("result.txt", "w") as f:\n'
+        '            f.write(f"{loss.item():.8f} {net.body.weight.grad.sum().item():.8f}")\n',
+        "        return loss.detach(), net.body.weight.grad\n")
+    assert "return loss.detach()" in train
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": train})
+    proc = cli("fix", "--verify", "--apply", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "x = x + skip" in (tmp_path / "blocks.py").read_text(encoding="utf-8")
+    assert "fix not applied" not in proc.stderr, proc.stderr
+    assert _check(tmp_path) == []
 
 
 NORMALIZER = """

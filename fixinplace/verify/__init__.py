@@ -55,6 +55,8 @@ class FilePair:
 class VerifyReport:
     results: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # A file whose changes are all fixes of calls in other files -> those files, whose results are its results
+    through: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -67,8 +69,9 @@ class VerifyReport:
 
     def status_of(self, path: str) -> str:
         """`verified` when every result of `path` is, else `failed`/`skipped`/`changed` (the worst), `` when
-        none."""
-        statuses = {r["status"] for r in self.results if r["path"] == path}
+        none; a file whose changes are fixes of calls in other files has the results of those files."""
+        paths = {path, *self.through.get(path, ())}
+        statuses = {r["status"] for r in self.results if r["path"] in paths}
         for s in ("failed", "skipped", "changed", "verified"):
             if s in statuses:
                 return s
@@ -118,6 +121,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
             functions = [fn for fn in functions if fn.codes or fn.fixes]
             if not functions:
                 report.notes.append(f"{pair.path}: its changes are fixes of calls in other files, verified there")
+                real = os.path.realpath(pair.path)
+                report.through[pair.path] = [other.path for other in pairs if real in other.others]
                 continue
         declared, root, config_error = declared_inputs(pair.path)
         if config_error:
@@ -222,9 +227,8 @@ def fix_pairs(paths: list[str], settings: Settings) -> tuple[list[FilePair], lis
     also repaired in the file its write is in, one of `paths` or not (verify writes nothing): the calling file's pair
     holds that file's patched text (`others`) and the call's line (`calls`). Errors: a `FileError` for each file
     that cannot be read or fixed."""
-    from fixinplace.analysis.project import display_name  # deferred: the analysis, not in the child
     from fixinplace.engine import SourceError  # deferred: the analysis, not in the child
-    from fixinplace.fix.files import FileOutcome, read_file  # deferred: the fix stage (LibCST), not in the child
+    from fixinplace.fix.files import FileOutcome  # deferred: the fix stage (LibCST), not in the child
     from fixinplace.fix.remote import fix_across_files, remote_files  # deferred: the fix stage, not in the child
     from fixinplace.fix.run import fix_file  # deferred: the fix stage, not in the child
 
@@ -238,21 +242,31 @@ def fix_pairs(paths: list[str], settings: Settings) -> tuple[list[FilePair], lis
     pairs = []
     for o in outcomes:
         try:
-            original = o.patch.source.text if o.patch is not None else read_file(o.path, settings.max_file_size).text
+            pairs.append(outcome_pair(o, texts, settings))
         except SourceError as e:
             errors.append(FileError(o.path, str(e)))
-            continue
-        pair = pair_of(o.path, original, o.patch.new_text if o.patch is not None else original, o.applied)
-        own = os.path.realpath(o.path)
-        called = [d for d in o.applied if id(d) in o.elsewhere]
-        pair.others = {path: texts[path] for d in called for path in sorted(o.elsewhere[id(d)])
-                       if path != own and path in texts}
-        pair.calls = sorted({d.line for d in called})
-        for fix, d in zip(pair.fixes, o.applied):
-            if id(d) in o.elsewhere:
-                fix["made_in"] = [display_name(Path(o.path), Path(path)) for path in sorted(o.elsewhere[id(d)])]
-        pairs.append(pair)
     return pairs, errors
+
+
+def outcome_pair(outcome, texts: dict[str, str], settings: Settings) -> FilePair:
+    """The pair of one file `fix` fixed (a `FileOutcome`), its text on disk when it has no patch; for the calls
+    whose hazards were repaired in other files, those files' patched texts among `texts` (by real path) and the
+    calls' lines. Raises `SourceError` when the file cannot be read again."""
+    from fixinplace.analysis.project import display_name  # deferred: the analysis, not in the child
+    from fixinplace.fix.files import read_file  # deferred: the fix stage (LibCST), not in the child
+
+    o = outcome
+    original = o.patch.source.text if o.patch is not None else read_file(o.path, settings.max_file_size).text
+    pair = pair_of(o.path, original, o.patch.new_text if o.patch is not None else original, o.applied)
+    own = os.path.realpath(o.path)
+    called = [d for d in o.applied if id(d) in o.elsewhere]
+    pair.others = {path: texts[path] for d in called for path in sorted(o.elsewhere[id(d)])
+                   if path != own and path in texts}
+    pair.calls = sorted({d.line for d in called})
+    for fix, d in zip(pair.fixes, o.applied):
+        if id(d) in o.elsewhere:
+            fix["made_in"] = [display_name(Path(o.path), Path(path)) for path in sorted(o.elsewhere[id(d)])]
+    return pair
 
 
 def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
@@ -270,4 +284,4 @@ def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
 
 
 __all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines",
-           "drivers", "fix_pair", "fix_pairs", "pair_of", "verify_pairs"]
+           "drivers", "fix_pair", "fix_pairs", "outcome_pair", "pair_of", "verify_pairs"]
