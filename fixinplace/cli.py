@@ -672,7 +672,8 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
     from fixinplace.fix.checked import fix_text  # deferred: the fix stage (LibCST), loaded only by `fix`
     from fixinplace.fix.files import FileError, PatchError, make_patch  # deferred: the fix stage, only by `fix`
     from fixinplace.fix.run import write_outcome  # deferred: the fix stage (LibCST), loaded only by `fix`
-    from fixinplace.verify import outcome_pair, pair_of, verify_pairs  # deferred: the verifier, only by --verify
+    from fixinplace.verify import (  # deferred: the verifier, loaded only by --verify
+        outcome_pair, pair_of, patched_texts, verify_pairs)
 
     report.apply = apply
     for o in report.outcomes:
@@ -684,9 +685,9 @@ def _keep_verified(report, settings, apply: bool, timeout: float, memory: Option
     changed = [o for o in report.outcomes if o.patch is not None and o.patch.changed]
     # A file whose call's hazard was repaired in another file runs with that file patched: the repair is proved
     # through it (a file changed by such repairs alone has its callers' results).
-    texts = {os.path.realpath(o.path): o.patch.new_text for o in changed}
-    callers = [o for o in report.outcomes if o.error is None and o.elsewhere and o not in changed
-               and not is_notebook(o.path)]
+    texts = patched_texts(changed)
+    callers = [o for o in report.outcomes if o.error is None and o.elsewhere and not is_notebook(o.path)
+               and not (o.patch is not None and o.patch.changed)]
     verification = verify_pairs([outcome_pair(o, texts, settings) for o in changed + callers],
                                 timeout=timeout, memory=memory)
     # Files whose fixes do not verify together: each fix alone (one child process for all of them).

@@ -237,8 +237,7 @@ def fix_pairs(paths: list[str], settings: Settings) -> tuple[list[FilePair], lis
     outcomes = [o for o in outcomes if o.error is None]
     written_only = [FileOutcome(path) for path in remote_files(outcomes)]  # their own hazards are not fixed here
     fix_across_files(outcomes + written_only, settings)
-    texts = {os.path.realpath(o.path): o.patch.new_text for o in outcomes + written_only
-             if o.patch is not None and o.patch.changed}
+    texts = patched_texts(outcomes + written_only)
     pairs = []
     for o in outcomes:
         try:
@@ -246,6 +245,11 @@ def fix_pairs(paths: list[str], settings: Settings) -> tuple[list[FilePair], lis
         except SourceError as e:
             errors.append(FileError(o.path, str(e)))
     return pairs, errors
+
+
+def patched_texts(outcomes: list) -> dict[str, str]:
+    """The new text of each `FileOutcome` whose file `fix` changes, by real path (what a caller's run imports)."""
+    return {os.path.realpath(o.path): o.patch.new_text for o in outcomes if o.patch is not None and o.patch.changed}
 
 
 def outcome_pair(outcome, texts: dict[str, str], settings: Settings) -> FilePair:
@@ -284,4 +288,4 @@ def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
 
 
 __all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines",
-           "drivers", "fix_pair", "fix_pairs", "outcome_pair", "pair_of", "verify_pairs"]
+           "drivers", "fix_pair", "fix_pairs", "outcome_pair", "pair_of", "patched_texts", "verify_pairs"]

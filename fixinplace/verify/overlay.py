@@ -51,14 +51,16 @@ class _OverlayFinder(importlib.abc.MetaPathFinder):
             submodule_search_locations=spec.submodule_search_locations)
 
 
-def _forget(folders: list[str], files: set[str]) -> None:
-    """Drop from `sys.modules` the modules loaded from under `folders` or from `files` (real paths)."""
+def forget_modules(folders: list[str], files: frozenset[str] = frozenset()) -> None:
+    """Drop from `sys.modules` the modules loaded from under `folders` or from `files` (real paths), so that the
+    next import of one of them runs its file again."""
+    roots = [os.path.realpath(folder).rstrip(os.sep) + os.sep for folder in folders]
     for name, module in list(sys.modules.items()):
         where = getattr(module, "__file__", None) or ""
         if not where:
             continue
         real = os.path.realpath(where)
-        if real in files or any(real.startswith(folder + os.sep) for folder in folders):
+        if real in files or any(real.startswith(root) for root in roots):
             del sys.modules[name]
 
 
@@ -71,8 +73,7 @@ def other_files(job: dict, role: str):
         yield
         return
     texts = {os.path.realpath(path): text for path, text in overlays.items()}
-    folders = [os.path.realpath(os.path.dirname(os.path.abspath(job["path"])))]
-    _forget(folders, set(texts))
+    forget_modules([os.path.dirname(os.path.abspath(job["path"]))], frozenset(texts))
     importlib.invalidate_caches()
     finder = _OverlayFinder(texts) if role == "patched" else None
     if finder is not None:

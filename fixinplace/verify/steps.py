@@ -13,6 +13,7 @@ import sys
 import torch
 
 from fixinplace.verify.inputs import find_shapes, one_line, seed_all, synth_call
+from fixinplace.verify.overlay import forget_modules
 from fixinplace.verify.reference import (LEAF_ERROR, directional_differences, finite_differences, load_original,
                                          on_device, run_side, saved_tensor_copies)
 
@@ -65,11 +66,9 @@ def enter_job(path: list[str], folders: list[str]) -> None:
     working directory as when the runner started."""
     if not _start:
         _start.update(cwd=os.getcwd(), dtype=torch.get_default_dtype(), folders=[])
-    for name, module in list(sys.modules.items()):
-        where = getattr(module, "__file__", None) or ""
-        if name.startswith("_fixinplace_verify_") or (
-                where and any(os.path.abspath(where).startswith(f.rstrip(os.sep) + os.sep) for f in _start["folders"])):
-            del sys.modules[name]
+    for name in [name for name in sys.modules if name.startswith("_fixinplace_verify_")]:
+        del sys.modules[name]
+    forget_modules(_start["folders"])
     _start["folders"] = [os.path.abspath(f) for f in folders if f]
     sys.path[:] = path
     os.chdir(_start["cwd"])
