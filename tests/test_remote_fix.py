@@ -567,3 +567,79 @@ def test_fix_of_the_caller_alone_names_the_file_its_write_is_in(tmp_path):
     assert "`fixinplace fix train.py blocks.py`" in output, output
     assert cli("fix", "--apply", "train.py", "blocks.py", cwd=tmp_path).returncode == 0
     assert _check(tmp_path) == []
+
+
+# A loss object (not a module) that steps the model it is given, then builds the critic's loss on the model's
+# output: the critic's backward runs through the model's weights the step just rewrote.
+CRITIC_LOSS = """
+    import torch
+
+
+    class CriticLoss:
+        def __init__(self, critic):
+            self.critic = critic
+            self.critic_optimizer = torch.optim.SGD(critic.parameters(), lr=0.1)
+
+        def __call__(self, model, optimizer, x):
+            out = model(x)
+            score = self.critic(out).mean()
+            model_loss = out.pow(2).mean() - score
+            optimizer.zero_grad()
+            model_loss.backward(retain_graph=True)
+            optimizer.step()
+            critic_loss = score
+            self.critic_optimizer.zero_grad()
+            critic_loss.backward()
+            self.critic_optimizer.step()
+            return model_loss.item()
+"""
+
+CRITIC_TRAIN = """
+    import torch
+    from torch import nn
+
+    from losses import CriticLoss
+
+
+    def main():
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4))
+        critic = nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        loss_fn = CriticLoss(critic)
+        losses = [loss_fn(model, optimizer, torch.randn(3, 4)) for _ in range(2)]
+        with open("result.txt", "w") as f:
+            f.write(" ".join(f"{v:.8f}" for v in losses + [p.sum().item() for p in critic.parameters()]))
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_an_optimizer_step_in_another_file_moves_after_the_backward_there(tmp_path):
+    """The step and the backward it breaks stand in a method of another file: with `--unsafe-fixes`, the step
+    moves after that backward in that file, the backward restricted to the critic's parameters, named through the
+    module that holds them (the loss object itself has no `.parameters()`). Labelled by running: the original
+    raises; the fixed program computes what the same move written by hand does; without `--unsafe-fixes` nothing
+    changes."""
+    _write(tmp_path, {"losses.py": CRITIC_LOSS, "train.py": CRITIC_TRAIN})
+    assert _run(tmp_path) == "raises-saved"
+    assert [(p, c, s) for p, _, c, s in _check(tmp_path)] == [("train.py", "FIP103", "error")]
+    before = _texts(tmp_path)
+    assert cli("fix", "--apply", ".", cwd=tmp_path).returncode == 1
+    assert _texts(tmp_path) == before
+
+    proc = cli("fix", "--apply", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    after = _texts(tmp_path)
+    assert after["train.py"] == before["train.py"]
+    assert "critic_loss.backward(inputs=list(self.critic.parameters()))" in after["losses.py"], after["losses.py"]
+    fixed = _run(tmp_path)
+    moved = CRITIC_LOSS.replace("            optimizer.step()\n", "").replace(
+        "critic_loss.backward()\n            self.critic_optimizer.step()\n",
+        "critic_loss.backward(inputs=list(self.critic.parameters()))\n            self.critic_optimizer.step()\n"
+        "            optimizer.step()\n")
+    (tmp_path / "intended").mkdir()
+    _write(tmp_path / "intended", {"losses.py": moved, "train.py": CRITIC_TRAIN})
+    assert fixed.startswith("ok ") and fixed == _run(tmp_path / "intended")

@@ -175,6 +175,7 @@ class Interpreter:
         self._byte_lines = shared_byte_lines(source)
         self.statements: list[ast.stmt] = []
         self._blocks: dict | None = None  # statement id -> (its block, its index there), built on first use
+        self._foreign_blocks: dict = {}  # the same for a loaded project module, by its path
         self._texts: dict[ast.AST, str] = {}  # keyed by node: synthetic nodes are freed, their ids reused
         # Project modules the file imports (by resolved path; None: could not be read), and the ones being run.
         self.modules: dict[FilePath, project.LoadedModule | None] = {}
@@ -447,10 +448,18 @@ class Interpreter:
             self.statements.pop()
 
     def block_of(self, stmt: ast.stmt) -> tuple[list, int] | None:
-        """The block (statement list) a statement of the file stands in, and its index there."""
+        """The block (statement list) a statement stands in, and its index there: in the file, or in a project
+        module the analysis loaded (a backward and the step before it in a trainer's method)."""
         if self._blocks is None:
             self._blocks = block_index(self.tree)
-        return self._blocks.get(id(stmt))
+        found = self._blocks.get(id(stmt))
+        if found is None:
+            module = next((m for m in self.modules.values() if m is not None and id(stmt) in m.node_ids), None)
+            if module is not None:
+                if module.path not in self._foreign_blocks:
+                    self._foreign_blocks[module.path] = block_index(module.tree)
+                found = self._foreign_blocks[module.path].get(id(stmt))
+        return found
 
     @property
     def current_statement(self) -> ast.stmt | None:

@@ -42,6 +42,9 @@ from fixinplace.facts import Span, WriteForm
 
 
 _LEAVES = (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Await)
+#: The key of a statement of the file the facts' spans are in (a project module's, when the backward runs there):
+#: the caller keeps the facts only where the fix edits that file.
+HOME = "home"
 
 
 def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValue,
@@ -70,7 +73,7 @@ def move_facts(interp: Evaluator, frame: Frame, write: Write, tensor: TensorValu
     bound = {n.id for n in ast.walk(moved) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
     if any(_mentions(stmt, bound) for stmt in block[b_index:end + 1]):
         return {}
-    facts = {"move": _span(moved), "after": _span(block[end]), "backward": _span(backward)}
+    facts = {"move": _span(moved), "after": _span(block[end]), "backward": _span(backward), HOME: backward}
     if write.site.form is WriteForm.OPTIMIZER:
         inputs = _restriction(parameters_of, frame, write, tensor, backward)
         if inputs is None:
@@ -119,7 +122,7 @@ def recompute_facts(interp: Evaluator, write: Write, save: Save) -> dict:
     read = {n.id for n in ast.walk(forward.value) if isinstance(n, ast.Name)}
     if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in read for n in ast.walk(loop)):
         return {}
-    return {"recompute": _span(forward), "loop": _span(loop)}
+    return {"recompute": _span(forward), "loop": _span(loop), HOME: loop}
 
 
 def _recompute_after(interp: Evaluator, write: Write, save: Save) -> dict:
@@ -141,7 +144,7 @@ def _recompute_after(interp: Evaluator, write: Write, save: Save) -> dict:
     if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
            for stmt in block[f_index + 1:b_index + 1] for n in ast.walk(stmt)):
         return {}
-    facts = {"recompute": _span(forward), "recompute_after": _span(block[w_index])}
+    facts = {"recompute": _span(forward), "recompute_after": _span(block[w_index]), HOME: forward}
     moved = _movable_after(block[f_index:w_index + 1])
     if moved:
         facts["recompute_moved"] = tuple(_span(stmt) for stmt in moved)
@@ -173,13 +176,13 @@ def carry_facts(interp: Evaluator, frame: Frame, write: Write, save: Save) -> di
         if not _one_tensor(frame.env.get(name)):
             continue
         if name in bound:  # `out, h = rnn(x, h)`
-            return {"carry": _span(forward), "carried": name, "carried_from": ""}
+            return {"carry": _span(forward), "carried": name, "carried_from": "", HOME: forward}
         handover = next((stmt for stmt in block[f_index + 1:] if isinstance(stmt, ast.Assign)
                          and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
                          and stmt.targets[0].id == name and isinstance(stmt.value, ast.Name)
                          and stmt.value.id in bound), None)
         if handover is not None:  # `h = h_next`
-            return {"carry": _span(handover), "carried": name, "carried_from": handover.value.id}
+            return {"carry": _span(handover), "carried": name, "carried_from": handover.value.id, HOME: handover}
     return {}
 
 
@@ -306,7 +309,9 @@ def _restriction(parameters_of: Callable[[Value], list[TensorValue]], frame: Fra
     named += [(f"{name}.{attr}", value) for name, holder in list(named) if isinstance(holder, InstanceValue)
               for attr, value in holder.attrs.items() if attr.isidentifier()]
     for name, value in named:
-        if isinstance(value, (ModuleValue, InstanceValue)) and {id(p.group) for p in parameters_of(value)} == remaining:
+        if not (isinstance(value, ModuleValue) or isinstance(value, InstanceValue) and value.cls.is_module):
+            continue  # only a module has `.parameters()` (a loss object holding a discriminator has not)
+        if {id(p.group) for p in parameters_of(value)} == remaining:
             return f"list({name}.parameters())"
     for name, value in named:
         if isinstance(value, OptimizerValue) and value is not optimizer and \

@@ -224,6 +224,41 @@ def _promotes(f: WriteFacts) -> bool:
 def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     line = _statement(f)
     out: list[Candidate] = []
+    if f.form in (WriteForm.INPLACE_MODULE, WriteForm.INPLACE_KW):
+        out += _inplace_flag(f)
+    elif f.form == WriteForm.OUT:
+        if line is not None and f.statement.shape == "expr" and f.root_kind in ("local", "argument", "global") \
+                and f.target == f.root and f.target_is_tensor and f.read_after:
+            out.append(_candidate(OutToAssignment, Applicability.of(_local(f)),
+                                  f"Assign the result to `{f.root}` instead of writing it with `out=`: `{{new}}`"
+                                  + _unless_local(f), line=line))
+    elif f.grad_mode == GradMode.OFF:
+        out += _without_grad(f)
+        out += _clone_at_save(f)
+        return out + _move_after_backward(f)
+    elif line is not None and _rebindable(f) and f.root_kind != "element":
+        out += _out_of_place(f, line) + _setitem(f, line, style)
+    rebinds = f.form in (WriteForm.METHOD, WriteForm.AUGASSIGN, WriteForm.SETITEM)
+    clones = _clone_before(f, line) if rebinds and line is not None else []
+    # A clone that may drop a write someone else sees comes after the exact clone where the op saves; so does a
+    # clone of an argument, which would copy on every call of the helper rather than on the one path that saves.
+    early = [c for c in clones if c.applicability == Applicability.SAFE and f.root_kind != "argument"]
+    out += early
+    if not f.through_detach:
+        # A write through `y.detach()` reaches `y`; the author almost always meant a copy (`.detach()` is not one),
+        # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
+        out += _clone_at_save(f)
+    out += [c for c in clones if c not in early]
+    if line is not None and _rebindable(f) and f.root_kind == "element":
+        out += _out_of_place(f, line)  # unsafe (another holder of the element's tensor): after the exact clones
+    return out + _move_after_backward(f)
+
+
+def _inplace_flag(f: WriteFacts) -> list[Candidate]:
+    """An op run in place by its `inplace` flag (a module built with `inplace=True`, or `F.relu(x, inplace=True)`):
+    the op without the flag."""
+    line = _statement(f)
+    out: list[Candidate] = []
     if f.form == WriteForm.INPLACE_MODULE:
         if f.module_ctor is not None:
             assigned_back = f.statement is not None and f.statement.assigned == f.root
@@ -253,32 +288,7 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
                 out.append(_candidate(RemoveInplace, Applicability.of(safe),
                                       f"Drop `inplace=True`: `{{new}}`" + ("" if safe else _why_unsafe(f)),
                                       line=line, name=f.root))
-    elif f.form == WriteForm.OUT:
-        if line is not None and f.statement.shape == "expr" and f.root_kind in ("local", "argument", "global") \
-                and f.target == f.root and f.target_is_tensor and f.read_after:
-            out.append(_candidate(OutToAssignment, Applicability.of(_local(f)),
-                                  f"Assign the result to `{f.root}` instead of writing it with `out=`: `{{new}}`"
-                                  + _unless_local(f), line=line))
-    elif f.grad_mode == GradMode.OFF:
-        out += _without_grad(f)
-        out += _clone_at_save(f)
-        return out + _move_after_backward(f)
-    elif line is not None and _rebindable(f) and f.root_kind != "element":
-        out += _out_of_place(f, line) + _setitem(f, line, style)
-    rebinds = f.form in (WriteForm.METHOD, WriteForm.AUGASSIGN, WriteForm.SETITEM)
-    clones = _clone_before(f, line) if rebinds and line is not None else []
-    # A clone that may drop a write someone else sees comes after the exact clone where the op saves; so does a
-    # clone of an argument, which would copy on every call of the helper rather than on the one path that saves.
-    early = [c for c in clones if c.applicability == Applicability.SAFE and f.root_kind != "argument"]
-    out += early
-    if not f.through_detach:
-        # A write through `y.detach()` reaches `y`; the author almost always meant a copy (`.detach()` is not one),
-        # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
-        out += _clone_at_save(f)
-    out += [c for c in clones if c not in early]
-    if line is not None and _rebindable(f) and f.root_kind == "element":
-        out += _out_of_place(f, line)  # unsafe (another holder of the element's tensor): after the exact clones
-    return out + _move_after_backward(f)
+    return out
 
 
 def _out_of_place(f: WriteFacts, line: int) -> list[Candidate]:
@@ -492,7 +502,12 @@ def _without_grad(f: WriteFacts) -> list[Candidate]:
 
 
 def _leaf(f: WriteFacts) -> list[Candidate]:
-    """Parameter updates go under no_grad; a write to an argument becomes a write to a copy."""
+    """Parameter updates go under no_grad; a write to an argument becomes a write to a copy; an op run in place by
+    its flag runs without it."""
+    if f.form in (WriteForm.INPLACE_MODULE, WriteForm.INPLACE_KW):
+        # An activation run in place on a leaf (`F.relu(x, inplace=True)` on an input that requires grad): PyTorch
+        # refuses the write, so nothing ever saw its result in place; the op out of place computes it.
+        return _inplace_flag(f)
     line = _statement(f)
     if line is None:
         return []

@@ -6,8 +6,11 @@ from dataclasses import dataclass
 
 from fixinplace.analysis.events import LeafWritten
 from fixinplace.diagnostics import Related, Severity
-from fixinplace.facts import WriteFacts
+from fixinplace.facts import WriteFacts, WriteForm
 from fixinplace.rules.base import Finding, Repairs, Rule
+
+
+_FLAGGED = (WriteForm.INPLACE_KW, WriteForm.INPLACE_MODULE)
 
 
 @dataclass(frozen=True)
@@ -27,9 +30,13 @@ class LeafMutated(Rule):
             elif event.view and event.made_without_grad is True:
                 what = "a view made in no-grad mode of a leaf tensor"
                 raised = "A view was created in no_grad mode and is being modified inplace with grad mode enabled"
+            # An op that writes only because of its `inplace` flag (an activation on an input) is meant to compute
+            # its result: run it out of place. Other writes update the leaf, or a copy of it.
+            advice = "Run the op without `inplace=True`" if event.site.form in _FLAGGED else \
+                "Update it under `torch.no_grad()`, or write a copy"
             message = (
                 f"in-place write to `{event.label}`, {what} that requires grad ({event.why}), in grad mode: PyTorch "
-                f"raises \"{raised}\" here. Update it under `torch.no_grad()`, or write a copy"
+                f"raises \"{raised}\" here. {advice}"
             )
         else:
             message = (
@@ -75,6 +82,10 @@ RULE = LeafMutated(
         "loss = (w * 2).sum()\n"
         "loss.backward()\n"
         "w -= 0.1 * w.grad  # expect: FIP102\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "x = torch.randn(3, requires_grad=True)\n"
+        "x = F.relu(x, inplace=True)  # expect: FIP102\n",
     ),
     clean=(
         "import torch\n"

@@ -33,7 +33,7 @@ from fixinplace.analysis import dtypes, strings
 from fixinplace.analysis.calls.common import NONE_LITERAL, NOT_NONE, ArgFact
 from fixinplace.analysis.events import InputReused, LeafWritten, SaveInvalidated, TensorWritten
 from fixinplace.analysis.frame import Frame
-from fixinplace.analysis.moves import carry_facts, move_facts, recompute_facts
+from fixinplace.analysis.moves import HOME, carry_facts, move_facts, recompute_facts
 from fixinplace.facts import WriteForm
 
 BINOP_NAMES = {
@@ -278,10 +278,16 @@ class TensorOpsMixin:
                         continue
                     if write.maybe_not_tensor and not save.certain:
                         continue  # a value that may be a number, saved by an op that may not save it: nothing known
-                    move = move_facts(self.interp, frame, write, tensor, self.parameters_of)
+                    home = self.report.file_of(write.site.node)
+                    moves = {}
+                    for facts in (move_facts(self.interp, frame, write, tensor, self.parameters_of),
+                                  recompute_facts(self.interp, write, save),
+                                  carry_facts(self.interp, frame, write, save)):
+                        # A repair edits the written file: its statements must stand there.
+                        if facts and self.report.file_of(facts.pop(HOME)) == home:
+                            moves.update(facts)
                     self.report.emit(SaveInvalidated(write, save, label, line, save.certain and write.certain,
-                                                     {**move, **recompute_facts(self.interp, write, save),
-                                                      **carry_facts(self.interp, frame, write, save)}))
+                                                     moves))
             if not implicit:
                 for item in tensor.graph:
                     if isinstance(item, LeafUse):
