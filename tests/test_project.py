@@ -246,7 +246,9 @@ def test_a_hazard_run_by_a_call_into_another_file_is_reported_at_the_call(tmp_pa
     found = _check(tmp_path, "run.py")
     assert [(d["path"], d["line"], d["code"], d["severity"]) for d in found] == [("run.py", 9, "FIP103", "error")]
     assert found[0]["message"].startswith("this call runs trainer.py:13, where `self.opt_d.step()` updates")
-    assert found[0]["fix"] is None  # the write is in trainer.py: nothing to rewrite in run.py
+    # Nothing to rewrite in run.py: the repair moves the step in trainer.py, after the backward there (unsafe).
+    fix = found[0]["fix"]
+    assert fix["applicability"] == "unsafe" and fix["description"].startswith("in trainer.py (line 13): Move"), fix
 
 
 def test_a_call_site_hazard_whose_save_is_here_is_fixed_here(tmp_path):
