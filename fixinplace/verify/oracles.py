@@ -3,8 +3,10 @@
 - `LeafUpdates`: a `TorchFunctionMode` that runs an in-place write, in grad mode, to a leaf tensor that requires
   grad and is not one of the entry's arguments (a parameter, a weight the program creates: an optimizer-style
   update `w -= lr * w.grad`, an initialisation `w.mul_(0.5)`, a clip `self.weight.clamp_(...)`, which raise the
-  leaf error) under `torch.no_grad()`: read as an update of state. Writes to leaf arguments are left alone (they
-  still raise; the reference for them runs the original on clones of its inputs).
+  leaf error) under `torch.no_grad()`: read as an update of state; and an op that writes only because of its
+  `inplace` flag (`F.relu(z, inplace=True)`, an `nn.ReLU(inplace=True)` applied to such a leaf) without the flag:
+  read as the activation it computes, which autograd differentiates. Writes to leaf arguments are left alone
+  (they still raise; the reference for them runs the original on clones of its inputs).
 - `finite_differences`: central differences in float64 of the summed outputs with respect to every leaf, on the
   original run under `torch.no_grad()` with fresh inputs for each of the 2n calls.
 """
@@ -34,6 +36,9 @@ class LeafUpdates(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if kwargs.get("inplace") is True and args and self._own_leaf(args[0]) and torch.is_grad_enabled():
+            self.count += 1
+            return func(*args, **{**kwargs, "inplace": False})
         if args and isinstance(args[0], torch.Tensor) and torch.is_grad_enabled() and classify(func)[1]:
             target = args[0]
             base = target._base if target._base is not None else target
@@ -42,6 +47,13 @@ class LeafUpdates(TorchFunctionMode):
                 with torch.no_grad():
                     return func(*args, **kwargs)
         return func(*args, **kwargs)
+
+    def _own_leaf(self, value) -> bool:
+        """A leaf that requires grad (or a view of one), not one of the entry's arguments."""
+        if not isinstance(value, torch.Tensor):
+            return False
+        base = value._base if value._base is not None else value
+        return base.is_leaf and base.requires_grad and id(base) not in self.excluded
 
 
 def float_outputs(out, depth: int = 0):

@@ -518,7 +518,8 @@ def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
             return updates, "original", (
                 "the original writes in place, in grad mode, leaf tensors that require grad and that are not its "
                 "inputs (parameters, weights it creates): reference run with those writes under torch.no_grad(), "
-                "read as updates of state")
+                "read as updates of state, and an op's `inplace=True` on them turned off, read as the activation "
+                "it computes")
         tried.append(("with writes to its own leaves under no_grad", _short(updates.error)))
     if has_inputs:
         functional = run("run_side", original, job, device, "original_functionalize", "functionalize")
