@@ -165,6 +165,7 @@ except ImportError:  # pragma: no cover - numpy is optional to torch (the OpInfo
     numpy = None
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "saved_tensors.json"
+AUTOCAST_DTYPE = torch.bfloat16  # what `torch.autocast("cpu")` casts to by default
 FORMAT = 4  # 4: arguments an op writes (variant "writes"), the function a module delegates to
 SEED = 0
 SENTINEL = 987654  # fits the 32-bit version counter
@@ -306,6 +307,80 @@ def _saved_tensors(nodes: list[Any]) -> list[torch.Tensor]:
                 continue
             saved.extend(_tensors_in(value))
     return saved
+
+
+def _float32_leaves(value: Any) -> Any:
+    """Fresh float32 leaf copies, requiring grad, of the floating tensors in value (others as they are)."""
+    if isinstance(value, torch.Tensor):
+        t = value.detach().clone()
+        if t.is_floating_point():
+            t = t.to(torch.float32).requires_grad_(True)
+        return t
+    if type(value) in (list, tuple) and _tensors_in(value):
+        return type(value)(_float32_leaves(v) for v in value)
+    return value
+
+
+def _kept_as_themselves(run: Callable[[], tuple[list[tuple[str, torch.Tensor]], Any]], autocast: bool) -> set[str] | None:
+    """The float32 tensors (named candidates) that one call keeps for its backward as themselves (not copies),
+    run under `torch.autocast("cpu", dtype=torch.bfloat16)` or not; None when the call fails or has none."""
+    _seed()
+    try:
+        with torch.autocast("cpu", dtype=AUTOCAST_DTYPE, enabled=autocast):
+            candidates, out = run()
+    except Exception:
+        return None
+    candidates = [(item, t) for item, t in candidates if t.dtype == torch.float32]
+    if not candidates:
+        return None
+    saved = _saved_tensors(_autograd_nodes(_tensors_in(out), {id(t.grad_fn) for _, t in candidates
+                                                               if t.grad_fn is not None}))
+    return set().union(*_probe(candidates, saved)) if saved else set()
+
+
+def _autocast_casts(runs: Iterable[Callable[[], tuple[list[tuple[str, torch.Tensor]], Any]]]) -> bool | None:
+    """Whether autocast (CPU, bfloat16) keeps cast copies where the op keeps its float32 inputs (and parameters):
+    True when, over the runs, a float32 tensor kept without autocast is never kept as itself under it; False when
+    one is; None when no run keeps one without autocast."""
+    verdicts = set()
+    for run in runs:
+        plain = _kept_as_themselves(run, autocast=False)
+        if not plain:
+            continue
+        cast = _kept_as_themselves(run, autocast=True)
+        if cast is None:
+            continue
+        verdicts.add(not (cast & plain))
+    return None if not verdicts else verdicts == {True}
+
+
+def _op_run(fn: Callable, args: Sequence, kwargs: Mapping) -> Callable[[], tuple[list, Any]]:
+    """One call of an op on float32 leaf copies of its sample's floating tensors (positions and keywords named)."""
+    def run() -> tuple[list, Any]:
+        call_args = [_float32_leaves(a) for a in args]
+        call_kwargs = {k: _float32_leaves(v) for k, v in kwargs.items()}
+        candidates = [(str(i), t) for i, a in enumerate(call_args) for t in _tensors_in(a)]
+        candidates += [(k, t) for k, v in call_kwargs.items() for t in _tensors_in(v)]
+        return candidates, fn(*call_args, **call_kwargs)
+    return run
+
+
+def _module_autocast_run(cls: type, cargs: tuple, ckwargs: dict, fargs: tuple, fkwargs: dict,
+                         training: bool) -> Callable[[], tuple[list, Any]]:
+    """One forward of a float32 module (its parameters requiring grad) on float32 leaf copies of the sample."""
+    def run() -> tuple[list, Any]:
+        m = cls(*cargs, **ckwargs).to(torch.float32)
+        if isinstance(m, LazyModuleMixin) and m.has_uninitialized_params():
+            with torch.no_grad(), torch.autocast("cpu", enabled=False):
+                m(*[_float32_leaves(a) for a in fargs], **{k: _float32_leaves(v) for k, v in fkwargs.items()})
+        m.train(training)
+        call_args = [_float32_leaves(a) for a in fargs]
+        call_kwargs = {k: _float32_leaves(v) for k, v in fkwargs.items()}
+        candidates = [(f"param:{n}", p) for n, p in m.named_parameters() if p.requires_grad]
+        candidates += [(f"input:{i}", t) for i, a in enumerate(call_args) for t in _tensors_in(a)]
+        candidates += [(f"input:{k}", t) for k, v in call_kwargs.items() for t in _tensors_in(v)]
+        return candidates, m(*call_args, **call_kwargs)
+    return run
 
 
 def _in_dtype(value: Any, dtype: torch.dtype) -> Any:
@@ -1235,6 +1310,9 @@ def _measure_ops(op_db: list, names: _Names, counters: _Counters, verbose: bool)
             "source": "op_db" if from_opinfo else "try",
             "variants": variants,
         }
+        casts = _autocast_casts(_op_run(fn, args, kwargs) for _, fn, args, kwargs in g.calls[:MAX_SAMPLES])
+        if casts is not None:
+            ops[key]["autocast"] = casts
         for r in sorted(g.reach):
             kind, name = r.split(":", 1)
             sig, inplace = _signature(names.obj(r), kind == "m")
@@ -1728,6 +1806,10 @@ def _measure_modules(names: _Names, counters: _Counters, verbose: bool) -> tuple
             "samples": measured,
             **({"delegate": delegate} if delegate else {}),
         }
+        casts = _autocast_casts(_module_autocast_run(cls, cargs, ckwargs, fargs, fkwargs, training)
+                                for cargs, ckwargs, fargs, fkwargs, training in samples[:MAX_SAMPLES])
+        if casts is not None:
+            modules[name]["autocast"] = casts
         _log(verbose, f"  module {name}: {len(measured)} samples")
 
     done: set[type] = set()

@@ -26,6 +26,9 @@ CONVERSIONS = {"float": "float32", "double": "float64", "half": "float16", "bflo
                "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool",
                "cfloat": "complex64", "cdouble": "complex128"}
 DEFAULT_FLOAT = "float32"
+# The floating dtypes autocast casts to its own for the ops it casts (a float64 tensor is left as it is), as run
+# under torch 2.13: a bfloat16 input in a bfloat16 region is kept as itself.
+AUTOCAST_CASTS = frozenset({"float32", "float16", "bfloat16"})
 
 
 def dtype_named(qualname: str) -> Optional[str]:

@@ -16,6 +16,7 @@ from fixinplace.analysis.report import Reporter
 from fixinplace.analysis.summaries import CallMemo
 from fixinplace.analysis.values import (
     UNKNOWN,
+    AutocastCtx,
     ClassValue,
     FunctionValue,
     LazyImport,
@@ -55,6 +56,7 @@ class Frame:
     param_values: dict = field(default_factory=dict)  # what each parameter was bound to on entry
     mutates_on_request: bool = False  # an API with an `inplace` parameter, or named like `uniform_`
     no_grad_stmt: ast.AST | None = None  # the `with` statement that turned grad mode off around this point
+    autocast: "AutocastCtx | None" = None  # the autocast region this point runs in (an enabled one, or maybe)
     owner: ClassValue | None = None  # the class of the method running
     self_value: Value | None = None  # the instance the method runs on (inlined calls)
     # Writes to a NumPy array this function got as an argument (`torch.from_numpy(x)` written in place), left for

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import ChainMap, Counter
+from dataclasses import replace
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -35,6 +36,7 @@ from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
     AllowMutationCtx,
+    AutocastCtx,
     ClassValue,
     DictValue,
     FunctionValue,
@@ -864,10 +866,13 @@ class Interpreter:
         return UNKNOWN
 
     def stmt_With(self, stmt: ast.With, frame: Frame) -> bool:
-        saved = (frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt)
+        saved = (frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt, frame.autocast)
         for item in stmt.items:
             ctx = self.eval(item.context_expr, frame)
-            if isinstance(ctx, GradModeCtx):
+            if isinstance(ctx, AutocastCtx):
+                # A region turned off is no region (`autocast(enabled=False)` inside another turns it off).
+                frame.autocast = None if ctx.enabled is False else replace(ctx, line=stmt.lineno)
+            elif isinstance(ctx, GradModeCtx):
                 if ctx.enabled is False and frame.grad_mode is not False:
                     frame.no_grad_stmt = stmt  # where grad mode was turned off
                 frame.grad_mode = ctx.enabled
@@ -878,7 +883,7 @@ class Interpreter:
         try:
             return self.exec_block(stmt.body, frame)
         finally:
-            frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt = saved
+            frame.grad_mode, frame.allow_mutation, frame.no_grad_stmt, frame.autocast = saved
 
     stmt_AsyncWith = stmt_With
 
@@ -1179,7 +1184,7 @@ class Interpreter:
         inner = Frame(env=dict(frame.env), globals=frame.globals, grad_mode=frame.grad_mode,
                       allow_mutation=frame.allow_mutation, path=frame.path, function=frame.function,
                       unknown_context=frame.unknown_context, depth=frame.depth, loop_tags=frame.loop_tags,
-                      depth_limit=frame.depth_limit, names_tensors=False)
+                      depth_limit=frame.depth_limit, names_tensors=False, autocast=frame.autocast)
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1 \
                 and not node.generators[0].ifs and not node.generators[0].is_async:
             # `[options for _ in range(3)]` over known items: the list of each item's element (a generator's

@@ -145,6 +145,7 @@ class Save:
     grad_mode_unknown: bool = False
     inputs_unknown: tuple = ()
     stmts: tuple = ()  # the statements being run when it was saved, outermost first (callers' included)
+    autocast_unknown: str = ""  # an autocast region may make it a cast copy: the fact that decides, worded
 
 
 @dataclass(eq=False, slots=True)
@@ -600,6 +601,22 @@ class GradModeCtx(Value):
 
     enabled: Tri
     applies_now: bool = False  # `torch.set_grad_enabled(b)` also switches grad mode as a plain call
+
+
+@dataclass(eq=False)
+class AutocastCtx(Value):
+    """`torch.autocast(device_type, dtype=..., enabled=...)` and its spellings (`torch.amp.autocast`,
+    `torch.cuda.amp.autocast()`, `torch.cpu.amp.autocast()`): inside it, the ops the table measured as casting
+    keep cast copies of their float32 inputs. None where the call does not say (a device chosen at run time)."""
+
+    device: str | None
+    dtype: str | None
+    enabled: Tri
+    line: int = 0  # the `with` statement that entered it
+
+    def key(self) -> tuple:
+        """What decides its effect (part of a call's summary key)."""
+        return self.device, self.dtype, self.enabled
 
 
 @dataclass(eq=False)

@@ -111,5 +111,17 @@ RULE = ParametersUpdatedBeforeBackward(
         "    loss = model(torch.randn(8, 4)).pow(2).mean()\n"
         "    loss.backward()\n"
         "    opt.step()\n",
+        "import torch\n"
+        "from torch import nn\n"
+        "D = nn.Linear(4, 1)\n"
+        "G = nn.Linear(2, 4)\n"
+        "opt_d = torch.optim.SGD(D.parameters(), lr=0.1)\n"
+        "with torch.autocast(\"cpu\", dtype=torch.bfloat16):  # Linear keeps bfloat16 copies of its weights\n"
+        "    fake = G(torch.randn(8, 2))\n"
+        "    loss_d = D(fake.detach()).mean()\n"
+        "    loss_g = -D(fake).mean()\n"
+        "loss_d.backward()\n"
+        "opt_d.step()  # rewrites the float32 weights, which nothing saved\n"
+        "loss_g.backward()\n",
     ),
 )

@@ -28,6 +28,8 @@ def waits_for(save: Save) -> str:
     facts = ["grad mode is on"] if save.grad_mode_unknown else []
     if save.inputs_unknown:
         facts.append(" or ".join(f"`{shorten(label, 30)}`" for label in save.inputs_unknown) + " requires grad")
+    if save.autocast_unknown:
+        facts.append(save.autocast_unknown)
     return f" when {' and '.join(facts)}, which this file does not show" if facts else ""
 
 

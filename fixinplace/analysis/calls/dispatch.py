@@ -10,6 +10,7 @@ from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
     AllowMutationCtx,
+    AutocastCtx,
     BoundMethod,
     ClassValue,
     DictValue,
@@ -50,6 +51,14 @@ GRAD_CONTEXTS = {
 }
 SET_GRAD_ENABLED = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"}
 ALLOW_MUTATION = {"torch.autograd.graph.allow_mutation_on_saved_tensors"}
+# Autocast's spellings: (the device the spelling implies, None when its `device_type` argument says, and the dtype
+# it casts to by default, None when the device decides it; whether `enabled` is its first positional argument).
+AUTOCASTS = {
+    "torch.autocast": (None, None, False), "torch.amp.autocast": (None, None, False),
+    "torch.amp.autocast_mode.autocast": (None, None, False),
+    "torch.cuda.amp.autocast": ("cuda", "float16", True), "torch.cpu.amp.autocast": ("cpu", "bfloat16", True),
+}
+AUTOCAST_DEFAULT_DTYPES = {"cpu": "bfloat16", "cuda": "float16"}
 CHECKPOINTS = {"torch.utils.checkpoint.checkpoint"}
 # Keywords of `checkpoint` itself, not passed on to the checkpointed function.
 CHECKPOINT_OPTIONS = {"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"}
@@ -250,6 +259,31 @@ class DispatchMixin:
         finally:
             frame.allow_mutation = saved
 
+    @staticmethod
+    def autocast_context(name: str, args: list, kwargs: dict, node: ast.Call) -> AutocastCtx:
+        """The region a call of one of autocast's spellings opens: its device, dtype and `enabled`, where the
+        analysis knows them (a constant, a default, a setting of the file); what is chosen at run time stays
+        unknown."""
+        device, dtype, enabled_first = AUTOCASTS[name]
+
+        def constant(value: Value | None, kind: type) -> object:
+            got = value.constant if isinstance(value, ScalarValue) else None
+            return got if isinstance(got, kind) else None
+
+        if device is None:
+            device = constant(kwargs.get("device_type", args[0] if args else None), str)
+            enabled_value = kwargs.get("enabled", args[2] if len(args) > 2 else None)
+            dtype_value = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+        else:
+            enabled_value = kwargs.get("enabled", args[0] if enabled_first and args else None)
+            dtype_value = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+        if dtype_value is None:
+            dtype = AUTOCAST_DEFAULT_DTYPES.get(device or "")
+        else:
+            dtype = dtypes.dtype_named(dtype_value.name) if isinstance(dtype_value, QualName) else None
+        enabled: Tri = True if enabled_value is None else constant(enabled_value, bool)
+        return AutocastCtx(device, dtype, enabled)
+
     def call_qualname(self, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """Calls of importable names: torch functions, nn classes, optimizers, builtins."""
         if name.startswith("builtins."):
@@ -262,6 +296,8 @@ class DispatchMixin:
             return ctx
         if name in ALLOW_MUTATION:
             return AllowMutationCtx()
+        if name in AUTOCASTS:
+            return self.autocast_context(name, args, kwargs, node)
         if name in CHECKPOINTS and args:
             return self.checkpoint(args[0], args[1:], kwargs, node, frame)
         if name in PARSERS:

@@ -45,7 +45,8 @@ class InliningMixin:
                 env[p.arg] = a
             inner = Frame(env=env, globals=fn.env, grad_mode=frame.grad_mode, allow_mutation=frame.allow_mutation,
                           path=frame.path, function=frame.function, unknown_context=frame.unknown_context,
-                          depth=frame.depth + 1, loop_tags=frame.loop_tags, depth_limit=depth_limit)
+                          depth=frame.depth + 1, loop_tags=frame.loop_tags, depth_limit=depth_limit,
+                          autocast=frame.autocast)
             return interp.eval(fn_node.body, inner)
         spread = self._unknown_spread(node, frame)
         key = self.summary_key(fn, spread, args, kwargs, frame) if self_value is None and not constructing else None
@@ -76,6 +77,7 @@ class InliningMixin:
         if context is None:
             return None
         return (id(fn), spread, frame.grad_mode, frame.allow_mutation, frame.unknown_context,
+                frame.autocast.key() if frame.autocast is not None else None,
                 frame.mutates_on_request, frame.depth, frame.depth_limit, bool(frame.path), bool(frame.loop_tags),
                 self.interp.loading[-1] if self.interp.loading else None, context)
 
@@ -105,7 +107,7 @@ class InliningMixin:
             grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
             allow_mutation=frame.allow_mutation, path=frame.path, function=fn.qualname,
             unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
-            depth_limit=depth_limit,
+            depth_limit=depth_limit, autocast=frame.autocast,
         )
         inner.owner = fn.owner_class
         inner.param_values = dict(env)

@@ -431,7 +431,8 @@ class ModulesMixin:
             result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph)
             result.single, result.outputs = entry.outputs == 1, entry.outputs
             if isinstance(x, TensorValue):
-                result.dtype = dtypes.of_op(entry.dtype, [x.dtype])
+                result.dtype = self.autocast_dtype(entry.autocast, [x, *params], frame) or \
+                    dtypes.of_op(entry.dtype, [x.dtype])
         if rg_out is False:
             return result
         saves: list[Save] = []
@@ -461,9 +462,13 @@ class ModulesMixin:
             if target is None:
                 continue
             role = "output" if item == "output" else ("input" if item.startswith("input") else item.split(":", 1)[1])
+            copy, maybe = (False, "") if item == "output" or item.startswith("buffer:") else \
+                self.autocast_copy(entry.autocast, target, module.kind, frame)
+            if copy:
+                continue  # autocast keeps a cast copy of the input or the parameter
             certain = saved.certain and rg_out is True and frame.grad_mode is True
             saves += self.record_save(frame, target, module.kind, role, node, certain, operand=operand,
-                                      clonable=clonable, device=saved.device)
+                                      clonable=clonable, device=saved.device, autocast_unknown=maybe)
         result.graph = graph | result.graph | frozenset(saves)
         return result
 

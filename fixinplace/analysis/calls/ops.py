@@ -124,12 +124,13 @@ class TensorOpsMixin:
 
     def record_save(self, frame: Frame, value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
                     operand: ast.AST | None = None, clonable: bool = False, device: str | None = None,
-                    waits_for: tuple = (False, ())) -> list[Save]:
+                    waits_for: tuple = (False, ()), autocast_unknown: str = "") -> list[Save]:
         """Autograd saves `value` (every group it may be) at the groups' current versions.
 
         `operand` is the saved input's expression inside the op; `clonable` says that `.clone()` there (on the
         op's output for an output save) would be exact; `device`: the op saves it on that device only;
-        `waits_for`: what an uncertain save waits for (`_waits_for`)."""
+        `waits_for`: what an uncertain save waits for (`_waits_for`); `autocast_unknown`: the fact, worded, that
+        would make it a cast copy in the autocast region it runs in (it is then uncertain)."""
         self.interp.memo.impure()
         saves = []
         operand_span = self.report.span(operand) if operand is not None else None
@@ -147,9 +148,10 @@ class TensorOpsMixin:
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path + tensor.arm_path(group),
                     op=op, role=role,
                     label=tensor.label, line=line, column=col, file=self.report.file_of(node),
-                    certain=certain and group_certain and tensor.is_tensor is True,
+                    certain=certain and group_certain and tensor.is_tensor is True and not autocast_unknown,
                     end_line=end_line, end_column=end_col, operand=span, device=device,
                     grad_mode_unknown=waits_for[0], inputs_unknown=waits_for[1], stmts=stmts,
+                    autocast_unknown=autocast_unknown,
                     clonable=clonable and tensor.is_tensor is True and (
                         span is not None if operand is not None else isinstance(value, TensorValue)),
                 ))
@@ -297,6 +299,38 @@ class TensorOpsMixin:
                     if set(save.path) <= set(frame.path):
                         self.consumed.add(save)
 
+    def autocast_copy(self, casts: bool | None, target: Value, op: str, frame: Frame) -> tuple[bool, str]:
+        """For an input (or parameter) an op keeps, in the autocast region the code runs in: whether what it keeps
+        is a cast copy (nothing of the caller's is saved), else the fact that would make it one, worded, when the
+        analysis cannot tell. `casts`: the table measured that autocast casts this op's float32 inputs."""
+        ctx = frame.autocast
+        if ctx is None or casts is not True:
+            return False, ""
+        tensors = self.interp.tensors_in(target)
+        where = f"autocast (line {ctx.line})" if ctx.line else "autocast"
+        label = tensors[0].label if tensors else "?"
+        label = label if len(label) <= 30 else label[:27] + "..."
+        if ctx.enabled is None:
+            return False, f"{where} is off"
+        if ctx.device != "cpu":  # the table measured autocast on the CPU
+            on = f"on {ctx.device}" if ctx.device else "on the device it runs on"
+            return False, f"{where} {on} keeps `{label}` itself for `{op}` (measured on the CPU only)"
+        found = {t.dtype for t in tensors}
+        if tensors and all(d in dtypes.AUTOCAST_CASTS and d != ctx.dtype for d in found):
+            return True, ""
+        if ctx.dtype is not None and found <= {ctx.dtype, "float64"}:
+            return False, ""
+        return False, f"`{label}` is already {ctx.dtype or 'in the dtype autocast casts to'} there ({where})"
+
+    @staticmethod
+    def autocast_dtype(casts: bool | None, tensors: list[TensorValue], frame: Frame) -> str | None:
+        """The dtype of what an op that autocast casts makes in an enabled CPU region, when known."""
+        ctx = frame.autocast
+        if ctx is None or casts is not True or ctx.enabled is not True or ctx.device != "cpu":
+            return None
+        found = {t.dtype for t in tensors if dtypes.is_floating(t.dtype) or t.dtype is None}
+        return ctx.dtype if found and found <= dtypes.AUTOCAST_CASTS | {ctx.dtype} else None
+
     @staticmethod
     def _waits_for(rg_out: Tri, tensors: list[TensorValue], frame: Frame) -> tuple[bool, tuple]:
         """What an op's uncertain saves wait for that the file does not show: whether grad mode is on where the
@@ -349,7 +383,8 @@ class TensorOpsMixin:
                         out.maybe_groups = tuple(g for g, _ in first.all_groups())
             if entry is not None:
                 relation = entry.dtype_for(facts, kwfacts) if hasattr(entry, "dtype_for") else entry.dtype
-                outputs[0].dtype = dtypes.of_op(relation, [t.dtype for t in tensors])
+                outputs[0].dtype = self.autocast_dtype(getattr(entry, "autocast", None), tensors, frame) \
+                    or dtypes.of_op(relation, [t.dtype for t in tensors])
         result: Value = outputs[0] if len(outputs) == 1 else SeqValue(list(outputs))
         if rg_out is False:
             if inplace_target is None:
@@ -375,11 +410,16 @@ class TensorOpsMixin:
                     role = "operands"
                 else:
                     role = f"input `{getattr(target, 'label', '?')}`"
+                copy, maybe = (False, "") if saved.item.startswith("output") else \
+                    self.autocast_copy(getattr(entry, "autocast", None), target, op, frame)
+                if copy:
+                    continue  # autocast keeps a cast copy: the caller's tensor is not saved
                 operand, clonable = self._save_site(saved.item, node, arg_nodes, len(outputs), view,
                                                     inplace_target is not None)
                 new_saves += self.record_save(frame, target, op, role, node, certain, operand=operand,
                                               clonable=clonable, device=saved.device,
-                                              waits_for=(False, ()) if certain else waits_for)
+                                              waits_for=(False, ()) if certain else waits_for,
+                                              autocast_unknown=maybe)
         else:
             for target in [t for t in tensors if t.is_tensor is True] + outputs:
                 role = "output" if target in outputs else f"input `{target.label}`"

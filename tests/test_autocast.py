@@ -1,0 +1,169 @@
+"""Autocast regions (mixed precision): an op that autocast casts keeps a cast copy of each float32 input and
+parameter, so a later in-place write of the original (an optimizer step, `x += 1`) breaks nothing; an op that
+autocast leaves alone, or an input already in the region's dtype, is kept as itself. Which ops cast comes from the
+table (measured under `torch.autocast("cpu", dtype=torch.bfloat16)`). Each program is run under torch and labelled
+by whether its backward raises; `check` agrees: an error where it raises, nothing where it runs. A region whose
+device (`"cuda"`: the table measured the CPU) or whose `enabled` flag the file does not show is a warning that
+names that fact."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from clirun import cli
+from labels import raises_inplace_error
+
+HEADER = """
+    import torch
+    import torch.nn as nn
+"""
+
+# name -> (program, whether it raises "modified by an inplace operation" on the CPU)
+PROGRAMS = {
+    # A GAN's discriminator stepped before the generator's backward through it: Linear keeps bfloat16 copies of
+    # its weights in the region, so the step rewrites tensors nothing saved.
+    "step_after_cast": ("""
+        def run():
+            torch.manual_seed(0)
+            G, D = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+            opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                fake = G(torch.randn(3, 4))
+                d_loss = D(fake.detach()).mean()
+                g_loss = -D(fake).mean()
+            d_loss.backward()
+            opt_d.step()
+            g_loss.backward()
+    """, False),
+    # The same with the region turned off: the weights themselves are saved.
+    "step_region_off": ("""
+        def run():
+            torch.manual_seed(0)
+            G, D = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+            opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=False):
+                fake = G(torch.randn(3, 4))
+                d_loss = D(fake.detach()).mean()
+                g_loss = -D(fake).mean()
+            d_loss.backward()
+            opt_d.step()
+            g_loss.backward()
+    """, True),
+    # A float32 input of a cast op, written after it: the op kept a copy.
+    "float32_input_written": ("""
+        def run():
+            lin = nn.Linear(4, 4)
+            x = torch.randn(2, 4, requires_grad=True) * 2
+            with torch.autocast("cpu"):
+                y = lin(x)
+                x += 1
+            return y
+    """, False),
+    # The output of a cast op is bfloat16: the next cast op keeps it as itself, and writing it breaks that.
+    "bfloat16_activation_written": ("""
+        def run():
+            first, second = nn.Linear(4, 4), nn.Linear(4, 4)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                h = first(torch.randn(2, 4))
+                y = second(h)
+                h.mul_(2)
+            return y
+    """, True),
+    # An op autocast does not cast keeps what it keeps, region or not.
+    "uncast_op_output_written": ("""
+        def run():
+            lin = nn.Linear(4, 4)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                h = torch.sigmoid(lin(torch.randn(2, 4)))
+                h.mul_(2)
+            return h
+    """, True),
+}
+
+# name -> (program, the fact the warning names) for regions whose effect the file does not show
+UNDECIDED = {
+    "cuda_region": ("""
+        def run(G, D, opt_d, z):
+            with torch.autocast("cuda", dtype=torch.float16):
+                fake = G(z)
+                d_loss = D(fake.detach()).mean()
+                g_loss = -D(fake).mean()
+            d_loss.backward()
+            opt_d.step()
+            g_loss.backward()
+
+
+        def main():
+            G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+            run(G, D, torch.optim.SGD(D.parameters(), lr=0.1), torch.randn(3, 4))
+    """, "autocast (line 6) on cuda keeps"),
+    "flag_region": ("""
+        def run(G, D, opt_d, z, amp):
+            with torch.autocast("cpu", enabled=amp):
+                fake = G(z)
+                d_loss = D(fake.detach()).mean()
+                g_loss = -D(fake).mean()
+            d_loss.backward()
+            opt_d.step()
+            g_loss.backward()
+
+
+        def main(amp):
+            G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+            run(G, D, torch.optim.SGD(D.parameters(), lr=0.1), torch.randn(3, 4), amp)
+    """, "autocast (line 6) is off"),
+}
+
+
+def _program(body: str) -> str:
+    """The program, run as a script (so that grad mode is known to be on where it runs)."""
+    main = "" if "def main" in body else textwrap.dedent("""
+
+
+        if __name__ == "__main__":
+            out = run()
+            if out is not None:
+                out.float().sum().backward()
+    """).rstrip() + "\n"
+    return textwrap.dedent(HEADER).lstrip("\n") + "\n\n" + textwrap.dedent(body).strip("\n") + "\n" + main
+
+
+def _found(folder: Path, name: str) -> list[tuple[str, str, str]]:
+    proc = cli("check", "--no-cache", "--format", "json", f"{name}.py", cwd=folder)
+    assert proc.returncode in (0, 1), proc.stderr
+    return [(d["code"], d["severity"], d["message"]) for d in json.loads(proc.stdout)["diagnostics"]
+            if d["severity"] in ("error", "warning")]
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory) -> tuple[Path, dict]:
+    """The programs' folder and whether each raises when run forward and backward (one child for all)."""
+    folder = tmp_path_factory.mktemp("autocast")
+    for name, (body, _) in {**PROGRAMS, **UNDECIDED}.items():
+        (folder / f"{name}.py").write_text(_program(body), encoding="utf-8")
+    # A program that runs its own backward returns nothing; the others return what is differentiated.
+    runs = {name: (f"{name}.py", "out = run()\nif out is not None:\n    out.float().sum().backward()")
+            for name in PROGRAMS}
+    return folder, raises_inplace_error(folder, runs)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_autocast_region(name: str, measured: tuple[Path, dict]) -> None:
+    folder, raises = measured
+    assert raises[name] is PROGRAMS[name][1], f"{name}: the label is not what torch does"
+    found = _found(folder, name)
+    if raises[name]:
+        assert found and found[0][1] == "error", found
+    else:
+        assert found == [], found
+
+
+@pytest.mark.parametrize("name", sorted(UNDECIDED))
+def test_a_region_the_file_does_not_decide_is_a_warning_naming_it(name: str, measured: tuple[Path, dict]) -> None:
+    folder, _ = measured
+    found = _found(folder, name)
+    assert found and all(severity == "warning" for _, severity, _ in found), found
+    assert UNDECIDED[name][1] in found[0][2], found[0][2]
