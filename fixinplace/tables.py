@@ -321,7 +321,8 @@ def _float32_leaves(value: Any) -> Any:
     return value
 
 
-def _kept_as_themselves(run: Callable[[], tuple[list[tuple[str, torch.Tensor]], Any]], autocast: bool) -> set[str] | None:
+def _kept_as_themselves(run: Callable[[], tuple[list[tuple[str, torch.Tensor]], Any]],
+                        autocast: bool) -> set[str] | None:
     """The float32 tensors (named candidates) that one call keeps for its backward as themselves (not copies),
     run under `torch.autocast("cpu", dtype=torch.bfloat16)` or not; None when the call fails or has none."""
     _seed()
