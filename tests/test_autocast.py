@@ -81,6 +81,28 @@ PROGRAMS = {
                 h.mul_(2)
             return h
     """, True),
+    # A forward decorated with autocast: its region holds what it calls.
+    "decorated_forward": ("""
+        class Critic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 1)
+
+            @torch.autocast("cpu", dtype=torch.bfloat16)
+            def forward(self, x):
+                return self.body(x)
+
+
+        def run():
+            torch.manual_seed(0)
+            critic, actor = Critic(), nn.Linear(4, 4)
+            opt = torch.optim.SGD(critic.parameters(), lr=0.1)
+            value = critic(actor(torch.randn(3, 4))).mean()
+            critic_loss = value.pow(2)
+            critic_loss.backward(retain_graph=True)
+            opt.step()
+            (-value).float().backward()
+    """, False),
 }
 
 # name -> (program, the fact the warning names) for regions whose effect the file does not show
@@ -115,6 +137,25 @@ UNDECIDED = {
             G, D = nn.Linear(4, 4), nn.Linear(4, 1)
             run(G, D, torch.optim.SGD(D.parameters(), lr=0.1), torch.randn(3, 4), amp)
     """, "autocast (line 6) is off"),
+    "accelerate_region": ("""
+        from accelerate import Accelerator
+
+
+        def run(G, D, opt_d, z):
+            accelerator = Accelerator()
+            with accelerator.autocast():
+                fake = G(z)
+                d_loss = D(fake.detach()).mean()
+                g_loss = -D(fake).mean()
+            accelerator.backward(d_loss)
+            opt_d.step()
+            accelerator.backward(g_loss)
+
+
+        def main():
+            G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+            run(G, D, torch.optim.SGD(D.parameters(), lr=0.1), torch.randn(3, 4))
+    """, "autocast (line 10) is off"),
 }
 
 

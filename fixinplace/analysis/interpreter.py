@@ -308,7 +308,7 @@ class Interpreter:
             env=env,
             globals=fn.env,
             grad_mode=fn.grad_mode if fn.grad_mode is not None else default_grad,
-            function=fn.qualname,
+            function=fn.qualname, autocast=fn.autocast,
             unknown_context=True,
             depth=1,
         )
@@ -634,6 +634,10 @@ class Interpreter:
                     fn.grad_mode = False  # a custom op's implementation runs below autograd, grad mode off
                 elif name in ("torch.enable_grad", "torch.autograd.enable_grad"):
                     fn.grad_mode = True
+                elif name in calls.dispatch.AUTOCASTS and isinstance(deco, ast.Call):
+                    region = self.eval(deco, frame)  # `@torch.autocast("cpu", dtype=torch.bfloat16)`
+                    if isinstance(region, AutocastCtx) and region.enabled is not False:
+                        fn.autocast = replace(region, line=deco.lineno)
                 elif name.endswith("staticmethod"):
                     fn.kind = "staticmethod"
                 elif name.endswith("classmethod"):

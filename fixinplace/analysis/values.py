@@ -632,6 +632,7 @@ class FunctionValue(Value):
     qualname: str
     env: dict  # the defining scope (closure), read-only
     grad_mode: Tri = None  # forced by a decorator
+    autocast: "AutocastCtx | None" = None  # an autocast region its decorator opens around it
     kind: str = "function"  # function | staticmethod | classmethod | property
     owner_class: "ClassValue | None" = None  # the class a method is defined in
     defaults: tuple = ()  # the values of its positional defaults, evaluated where it is defined (as Python does)

@@ -17,6 +17,7 @@ import ast
 from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
+    AutocastCtx,
     ClassValue,
     DictValue,
     FrameworkValue,
@@ -108,7 +109,11 @@ class FrameworksMixin:
         if name in ("clip_grad_norm_", "clip_grad_value_", "clip_gradients", "wait_for_everyone", "barrier", "print",
                     "log", "log_dict", "save_state", "save", "seed_everything", "zero_grad"):
             return SCALAR
-        return UNKNOWN  # gather(), reduce(), autocast(), accumulate(): values and contexts with no writes
+        if name == "autocast":
+            # Accelerate's and Fabric's region: on whatever device and precision the run was configured with
+            # (`mixed_precision="no"` turns it off), none of which the file shows.
+            return AutocastCtx(device=None, dtype=None, enabled=None)
+        return UNKNOWN  # gather(), reduce(), accumulate(): values and contexts with no writes
 
     def lightning_method(self, module: InstanceValue, name: str, args: list, kwargs: dict, node: ast.Call,
                          frame: Frame) -> Value:

@@ -107,7 +107,7 @@ class InliningMixin:
             grad_mode=fn.grad_mode if fn.grad_mode is not None else frame.grad_mode,
             allow_mutation=frame.allow_mutation, path=frame.path, function=fn.qualname,
             unknown_context=frame.unknown_context, depth=frame.depth + 1, loop_tags=frame.loop_tags,
-            depth_limit=depth_limit, autocast=frame.autocast,
+            depth_limit=depth_limit, autocast=fn.autocast if fn.autocast is not None else frame.autocast,
         )
         inner.owner = fn.owner_class
         inner.param_values = dict(env)
