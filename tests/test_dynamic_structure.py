@@ -68,6 +68,29 @@ PROGRAMS = {
                                                 fetch='self._modules["gcl_%d" % i]'), "leaf"),
     "setattr_by_computed_name": (_LAYERS.format(register='setattr(self, f"gcl_{i}", Layer())',
                                                 fetch='getattr(self, f"gcl_{i}")'), "leaf"),
+    # Layers of one kind in a list grown to a length the file does not know, applied by an index it does not
+    # know either: whichever one runs, a LayerNorm keeps its input, which the mask then writes (FedDCSR).
+    "homogeneous_layers_by_unknown_index": ("""
+        class Encoder(nn.Module):
+            def __init__(self, width, blocks):
+                super().__init__()
+                self.norms = nn.ModuleList()
+                for _ in range(blocks):
+                    self.norms.append(nn.LayerNorm(width))
+
+            def forward(self, x, mask):
+                for i in range(len(self.norms)):
+                    h = self.norms[i](x)
+                    x *= mask
+                    x = x + h
+                return x
+
+
+        def main():
+            blocks = int(torch.randint(2, 4, ()).item())  # decided when it runs
+            encoder = Encoder(4, blocks)
+            encoder(torch.randn(2, 4) * 1.0, torch.ones(2, 4)).sum().backward()
+    """, "saved"),
     # A subclass of a torch layer: `super().__init__` builds the layer, `super().forward` applies it (Glow's
     # coupling convolutions save `z1`, a view of the `z` that `z2 += shift` writes).
     "subclass_of_a_layer": ("""

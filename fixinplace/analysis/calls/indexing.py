@@ -159,6 +159,12 @@ class IndexingMixin:
         if isinstance(base, ModuleValue) and constant is not None \
                 and -len(base.children) <= constant < len(base.children):
             return base.children[constant]
+        if isinstance(base, ModuleValue) and base.kind in ("ModuleList", "Sequential") and constant is None \
+                and base.children and all(isinstance(c, ModuleValue) and c.entry is not None for c in base.children) \
+                and len({(c.kind, c.inplace, c.maybe_absent) for c in base.children}) == 1:
+            # `self.norms[i](x)` with `i` unknown, over layers of one kind built alike: whichever it is, it keeps
+            # what that kind keeps (its own parameters: the first stands for them).
+            return base.children[0]
         if isinstance(base, SeqValue) and base.items:
             return self.interp.element_value(base, base.items)
         if isinstance(base, ScalarValue):
