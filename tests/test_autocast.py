@@ -21,37 +21,27 @@ HEADER = """
     import torch.nn as nn
 """
 
+# A GAN's discriminator stepped before the generator's backward through it, its forward in a region.
+_GAN = """
+    def run():
+        torch.manual_seed(0)
+        G, D = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+        with torch.autocast("cpu", dtype=torch.bfloat16{options}):
+            fake = G(torch.randn(3, 4))
+            d_loss = D(fake.detach()).mean()
+            g_loss = -D(fake).mean()
+        d_loss.backward()
+        opt_d.step()
+        g_loss.backward()
+"""
+
 # name -> (program, whether it raises "modified by an inplace operation" on the CPU)
 PROGRAMS = {
-    # A GAN's discriminator stepped before the generator's backward through it: Linear keeps bfloat16 copies of
-    # its weights in the region, so the step rewrites tensors nothing saved.
-    "step_after_cast": ("""
-        def run():
-            torch.manual_seed(0)
-            G, D = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
-            opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                fake = G(torch.randn(3, 4))
-                d_loss = D(fake.detach()).mean()
-                g_loss = -D(fake).mean()
-            d_loss.backward()
-            opt_d.step()
-            g_loss.backward()
-    """, False),
+    # Linear keeps bfloat16 copies of its weights in the region, so the step rewrites tensors nothing saved.
+    "step_after_cast": (_GAN.format(options=""), False),
     # The same with the region turned off: the weights themselves are saved.
-    "step_region_off": ("""
-        def run():
-            torch.manual_seed(0)
-            G, D = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
-            opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=False):
-                fake = G(torch.randn(3, 4))
-                d_loss = D(fake.detach()).mean()
-                g_loss = -D(fake).mean()
-            d_loss.backward()
-            opt_d.step()
-            g_loss.backward()
-    """, True),
+    "step_region_off": (_GAN.format(options=", enabled=False"), True),
     # A float32 input of a cast op, written after it: the op kept a copy.
     "float32_input_written": ("""
         def run():
@@ -105,38 +95,29 @@ PROGRAMS = {
     """, False),
 }
 
+# The same GAN step in a region whose effect the file does not show, given its models by a caller.
+_UNDECIDED_GAN = """
+    def run(G, D, opt_d, z{parameter}):
+        with torch.autocast({region}):
+            fake = G(z)
+            d_loss = D(fake.detach()).mean()
+            g_loss = -D(fake).mean()
+        d_loss.backward()
+        opt_d.step()
+        g_loss.backward()
+
+
+    def main({parameter_only}):
+        G, D = nn.Linear(4, 4), nn.Linear(4, 1)
+        run(G, D, torch.optim.SGD(D.parameters(), lr=0.1), torch.randn(3, 4){parameter})
+"""
+
 # name -> (program, the fact the warning names) for regions whose effect the file does not show
 UNDECIDED = {
-    "cuda_region": ("""
-        def run(G, D, opt_d, z):
-            with torch.autocast("cuda", dtype=torch.float16):
-                fake = G(z)
-                d_loss = D(fake.detach()).mean()
-                g_loss = -D(fake).mean()
-            d_loss.backward()
-            opt_d.step()
-            g_loss.backward()
-
-
-        def main():
-            G, D = nn.Linear(4, 4), nn.Linear(4, 1)
-            run(G, D, torch.optim.SGD(D.parameters(), lr=0.1), torch.randn(3, 4))
-    """, "autocast (line 6) on cuda keeps"),
-    "flag_region": ("""
-        def run(G, D, opt_d, z, amp):
-            with torch.autocast("cpu", enabled=amp):
-                fake = G(z)
-                d_loss = D(fake.detach()).mean()
-                g_loss = -D(fake).mean()
-            d_loss.backward()
-            opt_d.step()
-            g_loss.backward()
-
-
-        def main(amp):
-            G, D = nn.Linear(4, 4), nn.Linear(4, 1)
-            run(G, D, torch.optim.SGD(D.parameters(), lr=0.1), torch.randn(3, 4), amp)
-    """, "autocast (line 6) is off"),
+    "cuda_region": (_UNDECIDED_GAN.format(region='"cuda", dtype=torch.float16', parameter="", parameter_only=""),
+                    "autocast (line 6) on cuda keeps"),
+    "flag_region": (_UNDECIDED_GAN.format(region='"cpu", enabled=amp', parameter=", amp", parameter_only="amp"),
+                    "autocast (line 6) is off"),
     "accelerate_region": ("""
         from accelerate import Accelerator
 
