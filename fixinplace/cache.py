@@ -34,7 +34,7 @@ from fixinplace.reading import is_notebook, read_regular_bytes
 from fixinplace.rules import RULES_BY_CODE
 from fixinplace.settings import Settings
 
-SCHEMA = "v5"
+SCHEMA = "v6"
 MAX_ENTRY_BYTES = 64 * 1024 * 1024  # far above any real entry; a link to /dev/zero stops here
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache made by fixinplace (check --no-cache skips it).\n"
 
@@ -192,7 +192,8 @@ def result_to_json(result: FileResult) -> dict[str, Any]:
             {
                 "cell": d.cell, "line": d.line, "column": d.column, "end_line": d.end_line, "end_column": d.end_column,
                 "code": d.code, "severity": d.severity.value, "message": d.message,
-                "fix": [d.fix.applicability, d.fix.description, d.fix.strategy] if d.fix is not None else None,
+                "fix": [d.fix.applicability, d.fix.description, d.fix.strategy, list(d.fix.made_in)]
+                if d.fix is not None else None,
                 "related": [[r.line, r.column, r.message, r.cell] for r in d.related],
                 "facts": d.facts.to_json() if d.facts is not None else None,
             }
@@ -229,8 +230,9 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
         code, message, fix, related = d.get("code"), d.get("message"), d.get("fix"), d.get("related")
         if code not in RULES_BY_CODE or not isinstance(message, str) or not message or not isinstance(related, list):
             raise ValueError("a malformed diagnostic")
-        if fix is not None and not (isinstance(fix, list) and len(fix) == 3 and fix[0] in tuple(Applicability)
-                                    and all(isinstance(x, str) for x in fix)):
+        if fix is not None and not (isinstance(fix, list) and len(fix) == 4 and fix[0] in tuple(Applicability)
+                                    and all(isinstance(x, str) for x in fix[:3]) and isinstance(fix[3], list)
+                                    and all(isinstance(x, str) for x in fix[3])):
             raise ValueError("a malformed fix")
         if not all(isinstance(r, list) and len(r) == 4 and isinstance(r[2], str) for r in related):
             raise ValueError("a malformed related location")
@@ -247,7 +249,7 @@ def result_from_json(raw: Any, path: str, data: bytes | None = None) -> FileResu
         diagnostics.append(Diagnostic(
             path=path, line=line, column=column, end_line=end_line, end_column=end_column, code=code,
             severity=Severity(d.get("severity")), message=message,
-            fix=Fix(*fix) if fix is not None else None,
+            fix=Fix(*fix[:3], made_in=tuple(fix[3])) if fix is not None else None,
             related=tuple(Related(_number(r[0], last_line), _number(r[1], last_column), r[2],
                                   None if r[3] is None else _number(r[3], None)) for r in related),
             facts=built_facts, cell=cell,

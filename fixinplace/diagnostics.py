@@ -41,6 +41,8 @@ class Fix:
     applicability: Applicability
     description: str
     strategy: str = ""  # the codemod that performs it (its module name in `codemods/`)
+    # The other files it rewrites (a call's hazard repaired at its write: `fixinplace.fix.remote`), as opened.
+    made_in: tuple = ()
     # The checked rewrite itself (a `fixinplace.fix.candidates.Candidate`), to apply it again: not compared,
     # not serialised.
     candidate: object = field(default=None, compare=False, repr=False)

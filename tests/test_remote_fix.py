@@ -643,3 +643,17 @@ def test_an_optimizer_step_in_another_file_moves_after_the_backward_there(tmp_pa
     (tmp_path / "intended").mkdir()
     _write(tmp_path / "intended", {"losses.py": moved, "train.py": CRITIC_TRAIN})
     assert fixed.startswith("ok ") and fixed == _run(tmp_path / "intended")
+
+
+def test_check_of_the_caller_alone_says_which_file_its_fix_writes(tmp_path):
+    """`check train.py` marks the call `[*]` (the repair passes with blocks.py as it is on disk), and its footer
+    says that this fix writes blocks.py, which `fix` must be given too; with both files checked it says nothing
+    more. The same footer comes from the cache (the fix records the file it writes)."""
+    _write(tmp_path, {"blocks.py": BLOCKS, "train.py": _train()})
+    footer = ("1 of these is a fix of a call made in blocks.py, which this check was not given (`fix` writes only the "
+              "files it is given: give it that file too)")
+    for _ in range(2):  # cold, then from the cache
+        proc = cli("check", "train.py", cwd=tmp_path)
+        assert proc.returncode == 1 and "[*]" in proc.stdout and footer in proc.stdout, proc.stdout
+    proc = cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert "[*] 1 fixable with `fixinplace fix --apply`." in proc.stdout and "check was not given" not in proc.stdout

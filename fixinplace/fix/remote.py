@@ -184,7 +184,8 @@ def offer_across(text: str, path: str, diagnostic: Diagnostic, settings: Setting
     if planned is None:
         return None
     fix, texts = planned
-    return fix, {files[p].outcome.path: (files[p].text, new) for p, new in texts.items()}
+    rewritten = {files[p].outcome.path: (files[p].text, new) for p, new in texts.items()}
+    return replace(fix, made_in=tuple(rewritten)), rewritten
 
 
 def _remotes(d: Diagnostic) -> tuple[RemoteWrite, ...]:
@@ -264,7 +265,7 @@ def _commit(caller: _File, reported: Diagnostic, planned: tuple[Fix, dict[str, s
     for path, patch in patches.items():
         f = files[path]
         f.text, f.outcome.patch, f.outcome.exact = texts[path], patch, False
-    fixed = replace(reported, fix=fix)
+    fixed = replace(reported, fix=replace(fix, made_in=tuple(files[path].outcome.path for path in texts)))
     caller.outcome.applied.append(fixed)
     caller.outcome.elsewhere[id(fixed)] = set(texts)
     caller.outcome.remaining = [d for d in caller.outcome.remaining if d is not reported]

@@ -19,6 +19,8 @@ diagnostic (`= help: ...`). Colour (ANSI) only when asked for (the CLI asks on a
 
 from __future__ import annotations
 
+import os
+
 from fixinplace.diagnostics import Applicability, Diagnostic, Severity, location, position, printable_path
 from fixinplace.engine import Report
 from fixinplace.lines import line_texts
@@ -100,7 +102,28 @@ def fix_summary(report: Report, unsafe_fixes: bool = False) -> str | None:
     line = f"{'[*] ' if safe else ''}{safe} fixable with `fixinplace fix --apply`"
     if more:
         line += f" ({more} more with `--unsafe-fixes`)"
+    calls, outside = outside_files(report)
+    if outside:
+        names = ", ".join(outside[:3]) + (f" and {len(outside) - 3} more" if len(outside) > 3 else "")
+        one = len(outside) == 1
+        line += (f"; {calls} of these {'is a fix' if calls == 1 else 'are fixes'} of a call made in {names}, which "
+                 f"this check was not given (`fix` writes only the files it is given: give it "
+                 f"{'that file' if one else 'those files'} too)")
     return line + "."
+
+
+def outside_files(report: Report) -> tuple[int, list[str]]:
+    """How many diagnostics have a fix that rewrites a file the report did not check (a call's hazard repaired at
+    its write), and those files as `fix` would be given them (relative to the working folder when below it)."""
+    checked = {os.path.realpath(path) for path in report.files}
+    calls, out = 0, {}
+    for d in report.diagnostics:
+        elsewhere = [p for p in (d.fix.made_in if d.fix is not None else ()) if os.path.realpath(p) not in checked]
+        calls += bool(elsewhere)
+        for path in elsewhere:
+            relative = os.path.relpath(path)
+            out[path if relative.startswith("..") else relative] = None
+    return calls, list(out)
 
 
 def help_line(d: Diagnostic, style: _Style, indent: str = " ") -> str | None:
