@@ -39,13 +39,10 @@ class LeafUpdates(TorchFunctionMode):
         if kwargs.get("inplace") is True and args and self._own_leaf(args[0]) and torch.is_grad_enabled():
             self.count += 1
             return func(*args, **{**kwargs, "inplace": False})
-        if args and isinstance(args[0], torch.Tensor) and torch.is_grad_enabled() and classify(func)[1]:
-            target = args[0]
-            base = target._base if target._base is not None else target
-            if base.is_leaf and base.requires_grad and id(base) not in self.excluded:
-                self.count += 1
-                with torch.no_grad():
-                    return func(*args, **kwargs)
+        if args and self._own_leaf(args[0]) and torch.is_grad_enabled() and classify(func)[1]:
+            self.count += 1
+            with torch.no_grad():
+                return func(*args, **kwargs)
         return func(*args, **kwargs)
 
     def _own_leaf(self, value) -> bool:

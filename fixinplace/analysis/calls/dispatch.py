@@ -260,7 +260,7 @@ class DispatchMixin:
             frame.allow_mutation = saved
 
     @staticmethod
-    def autocast_context(name: str, args: list, kwargs: dict, node: ast.Call) -> AutocastCtx:
+    def autocast_context(name: str, args: list, kwargs: dict) -> AutocastCtx:
         """The region a call of one of autocast's spellings opens: its device, dtype and `enabled`, where the
         analysis knows them (a constant, a default, a setting of the file); what is chosen at run time stays
         unknown."""
@@ -297,7 +297,7 @@ class DispatchMixin:
         if name in ALLOW_MUTATION:
             return AllowMutationCtx()
         if name in AUTOCASTS:
-            return self.autocast_context(name, args, kwargs, node)
+            return self.autocast_context(name, args, kwargs)
         if name in CHECKPOINTS and args:
             return self.checkpoint(args[0], args[1:], kwargs, node, frame)
         if name in PARSERS:

@@ -307,6 +307,9 @@ class TensorOpsMixin:
         if ctx is None or casts is not True:
             return False, ""
         tensors = self.interp.tensors_in(target)
+        found = {t.dtype for t in tensors}
+        if found == {"float64"}:
+            return False, ""  # autocast leaves a float64 tensor as it is
         where = f"autocast (line {ctx.line})" if ctx.line else "autocast"
         label = tensors[0].label if tensors else "?"
         label = label if len(label) <= 30 else label[:27] + "..."
@@ -315,7 +318,6 @@ class TensorOpsMixin:
         if ctx.device != "cpu":  # the table measured autocast on the CPU
             on = f"on {ctx.device}" if ctx.device else "on the device it runs on"
             return False, f"{where} {on} keeps `{label}` itself for `{op}` (measured on the CPU only)"
-        found = {t.dtype for t in tensors}
         if tensors and all(d in dtypes.AUTOCAST_CASTS and d != ctx.dtype for d in found):
             return True, ""
         if ctx.dtype is not None and found <= {ctx.dtype, "float64"}:
