@@ -310,15 +310,8 @@ def _saved_tensors(nodes: list[Any]) -> list[torch.Tensor]:
 
 
 def _float32_leaves(value: Any) -> Any:
-    """Fresh float32 leaf copies, requiring grad, of the floating tensors in value (others as they are)."""
-    if isinstance(value, torch.Tensor):
-        t = value.detach().clone()
-        if t.is_floating_point():
-            t = t.to(torch.float32).requires_grad_(True)
-        return t
-    if type(value) in (list, tuple) and _tensors_in(value):
-        return type(value)(_float32_leaves(v) for v in value)
-    return value
+    """Fresh leaf copies of the tensors in value, the floating ones in float32, requiring grad where they can."""
+    return _materialize(_in_dtype(value, torch.float32), True)
 
 
 def _kept_as_themselves(run: Callable[[], tuple[list[tuple[str, torch.Tensor]], Any]],

@@ -130,7 +130,7 @@ class Reporter:
             else:
                 message = f"this call may run {entry[0]}:{line}, {guard}; there, {message}"
                 severity = min(severity, Severity.WARNING, key=lambda s: s.rank)
-            remote = (site, entry, self._remote_save(save, entry, stmts))
+            remote = (site, entry, self._remote_save(save, entry))
             site = self._call_sites.setdefault(id(call), Site(node=call, form=WriteForm.CALL, op=site.op,
                                                               text=self._line_text(call)))
             if save is not None and save[0].file:
@@ -165,17 +165,14 @@ class Reporter:
             pending.saves.setdefault((saved.file, saved.line, saved.column, saved.op, saved.role),
                                      (*save, bool(saved.file)))
 
-    def _remote_save(self, save: tuple | None, entry: tuple, stmts: tuple) -> tuple | None:
-        """A save (Save, backward line, move facts, made elsewhere) as the write's own file sees it: its moves only
-        when the statement moved is in that file (a move of the call itself belongs to the calling file); a save
-        made in another file than the write's only for such a move (nothing can be cloned there), else None."""
+    @staticmethod
+    def _remote_save(save: tuple | None, entry: tuple) -> tuple | None:
+        """A save (Save, backward line, move facts, made elsewhere) as the write's own file sees it (its moves stand
+        in that file: `calls.ops` keeps only those); a save made in another file than the write's only for such a
+        move (nothing can be cloned there), else None."""
         if save is None:
             return None
         move = save[2]
-        moved = move.get("move") if move else None
-        if moved is not None and not any((s.lineno, s.col_offset + 1) == (moved.line, moved.column)
-                                         for s in stmts if self._foreign_entry(s) is entry):
-            move = {}
         elsewhere = save[0].file != entry[0]
         if elsewhere and not move:
             return None

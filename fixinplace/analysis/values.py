@@ -145,7 +145,7 @@ class Save:
     grad_mode_unknown: bool = False
     inputs_unknown: tuple = ()
     stmts: tuple = ()  # the statements being run when it was saved, outermost first (callers' included)
-    autocast_unknown: str = ""  # an autocast region may make it a cast copy: the fact that decides, worded
+    autocast_unknown: "AutocastDoubt | None" = None  # an autocast region may make it a cast copy: why
 
 
 @dataclass(eq=False, slots=True)
@@ -601,6 +601,20 @@ class GradModeCtx(Value):
 
     enabled: Tri
     applies_now: bool = False  # `torch.set_grad_enabled(b)` also switches grad mode as a plain call
+
+
+@dataclass(frozen=True, slots=True)
+class AutocastDoubt:
+    """Why a save in an autocast region may be a cast copy, which the file does not show: the region may be off
+    ("off"), runs on a device the table did not measure autocast on ("device"), or the input may already have the
+    region's dtype ("dtype"). `fixinplace.rules.wording` words it."""
+
+    reason: str
+    line: int  # the region's `with` (or decorator) line, 0 when not known
+    label: str  # the saved tensor
+    op: str
+    device: str | None = None
+    dtype: str | None = None
 
 
 @dataclass(eq=False)

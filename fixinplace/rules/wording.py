@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixinplace.analysis.values import Save
+from fixinplace.analysis.values import AutocastDoubt, Save
 from fixinplace.diagnostics import Related
 
 
@@ -28,9 +28,21 @@ def waits_for(save: Save) -> str:
     facts = ["grad mode is on"] if save.grad_mode_unknown else []
     if save.inputs_unknown:
         facts.append(" or ".join(f"`{shorten(label, 30)}`" for label in save.inputs_unknown) + " requires grad")
-    if save.autocast_unknown:
-        facts.append(save.autocast_unknown)
+    if save.autocast_unknown is not None:
+        facts.append(_autocast_fact(save.autocast_unknown))
     return f" when {' and '.join(facts)}, which this file does not show" if facts else ""
+
+
+def _autocast_fact(doubt: AutocastDoubt) -> str:
+    """The fact that would make a save in an autocast region a cast copy: "autocast (line 6) is off"."""
+    where = f"autocast (line {doubt.line})" if doubt.line else "autocast"
+    label = shorten(doubt.label, 30)
+    if doubt.reason == "off":
+        return f"{where} is off"
+    if doubt.reason == "device":
+        on = f"on {doubt.device}" if doubt.device else "on the device it runs on"
+        return f"{where} {on} keeps `{label}` itself for `{doubt.op}` (measured on the CPU only)"
+    return f"`{label}` is already {doubt.dtype or 'in the dtype autocast casts to'} there ({where})"
 
 
 def describe_role(save: Save) -> str:

@@ -462,7 +462,7 @@ class ModulesMixin:
             if target is None:
                 continue
             role = "output" if item == "output" else ("input" if item.startswith("input") else item.split(":", 1)[1])
-            copy, maybe = (False, "") if item == "output" or item.startswith("buffer:") else \
+            copy, maybe = (False, None) if item == "output" or item.startswith("buffer:") else \
                 self.autocast_copy(entry.autocast, target, module.kind, frame)
             if copy:
                 continue  # autocast keeps a cast copy of the input or the parameter

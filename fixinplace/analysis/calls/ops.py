@@ -9,6 +9,7 @@ import ast
 from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
+    AutocastDoubt,
     DictValue,
     Group,
     LeafUse,
@@ -124,13 +125,13 @@ class TensorOpsMixin:
 
     def record_save(self, frame: Frame, value: Value, op: str, role: str, node: ast.AST, certain: bool, *,
                     operand: ast.AST | None = None, clonable: bool = False, device: str | None = None,
-                    waits_for: tuple = (False, ()), autocast_unknown: str = "") -> list[Save]:
+                    waits_for: tuple = (False, ()), autocast_unknown: AutocastDoubt | None = None) -> list[Save]:
         """Autograd saves `value` (every group it may be) at the groups' current versions.
 
         `operand` is the saved input's expression inside the op; `clonable` says that `.clone()` there (on the
         op's output for an output save) would be exact; `device`: the op saves it on that device only;
-        `waits_for`: what an uncertain save waits for (`_waits_for`); `autocast_unknown`: the fact, worded, that
-        would make it a cast copy in the autocast region it runs in (it is then uncertain)."""
+        `waits_for`: what an uncertain save waits for (`_waits_for`); `autocast_unknown`: why it may be a cast copy
+        in the autocast region it runs in (it is then uncertain)."""
         self.interp.memo.impure()
         saves = []
         operand_span = self.report.span(operand) if operand is not None else None
@@ -148,7 +149,7 @@ class TensorOpsMixin:
                     group=group, version=len(group.writes), seq=next_seq(), path=frame.path + tensor.arm_path(group),
                     op=op, role=role,
                     label=tensor.label, line=line, column=col, file=self.report.file_of(node),
-                    certain=certain and group_certain and tensor.is_tensor is True and not autocast_unknown,
+                    certain=certain and group_certain and tensor.is_tensor is True and autocast_unknown is None,
                     end_line=end_line, end_column=end_col, operand=span, device=device,
                     grad_mode_unknown=waits_for[0], inputs_unknown=waits_for[1], stmts=stmts,
                     autocast_unknown=autocast_unknown,
@@ -299,30 +300,28 @@ class TensorOpsMixin:
                     if set(save.path) <= set(frame.path):
                         self.consumed.add(save)
 
-    def autocast_copy(self, casts: bool | None, target: Value, op: str, frame: Frame) -> tuple[bool, str]:
+    def autocast_copy(self, casts: bool | None, target: Value, op: str, frame: Frame
+                      ) -> tuple[bool, AutocastDoubt | None]:
         """For an input (or parameter) an op keeps, in the autocast region the code runs in: whether what it keeps
-        is a cast copy (nothing of the caller's is saved), else the fact that would make it one, worded, when the
-        analysis cannot tell. `casts`: the table measured that autocast casts this op's float32 inputs."""
+        is a cast copy (nothing of the caller's is saved), else why it may be one when the analysis cannot tell.
+        `casts`: the table measured that autocast casts this op's float32 inputs."""
         ctx = frame.autocast
         if ctx is None or casts is not True:
-            return False, ""
+            return False, None
         tensors = self.interp.tensors_in(target)
         found = {t.dtype for t in tensors}
         if found == {"float64"}:
-            return False, ""  # autocast leaves a float64 tensor as it is
-        where = f"autocast (line {ctx.line})" if ctx.line else "autocast"
+            return False, None  # autocast leaves a float64 tensor as it is
         label = tensors[0].label if tensors else "?"
-        label = label if len(label) <= 30 else label[:27] + "..."
         if ctx.enabled is None:
-            return False, f"{where} is off"
+            return False, AutocastDoubt("off", ctx.line, label, op)
         if ctx.device != "cpu":  # the table measured autocast on the CPU
-            on = f"on {ctx.device}" if ctx.device else "on the device it runs on"
-            return False, f"{where} {on} keeps `{label}` itself for `{op}` (measured on the CPU only)"
+            return False, AutocastDoubt("device", ctx.line, label, op, device=ctx.device)
         if tensors and all(d in dtypes.AUTOCAST_CASTS and d != ctx.dtype for d in found):
-            return True, ""
+            return True, None
         if ctx.dtype is not None and found <= {ctx.dtype, "float64"}:
-            return False, ""
-        return False, f"`{label}` is already {ctx.dtype or 'in the dtype autocast casts to'} there ({where})"
+            return False, None
+        return False, AutocastDoubt("dtype", ctx.line, label, op, dtype=ctx.dtype)
 
     @staticmethod
     def autocast_dtype(casts: bool | None, tensors: list[TensorValue], frame: Frame) -> str | None:
@@ -412,7 +411,7 @@ class TensorOpsMixin:
                     role = "operands"
                 else:
                     role = f"input `{getattr(target, 'label', '?')}`"
-                copy, maybe = (False, "") if saved.item.startswith("output") else \
+                copy, maybe = (False, None) if saved.item.startswith("output") else \
                     self.autocast_copy(getattr(entry, "autocast", None), target, op, frame)
                 if copy:
                     continue  # autocast keeps a cast copy: the caller's tensor is not saved
