@@ -165,6 +165,7 @@ except ImportError:  # pragma: no cover - numpy is optional to torch (the OpInfo
     numpy = None
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "saved_tensors.json"
+AUTOCAST_DEVICE = "cpu"  # the autocast the table measures (bench/cuda/table_device.py measures "cuda")
 AUTOCAST_DTYPE = torch.bfloat16  # what `torch.autocast("cpu")` casts to by default
 FORMAT = 4  # 4: arguments an op writes (variant "writes"), the function a module delegates to
 SEED = 0
@@ -317,10 +318,10 @@ def _float32_leaves(value: Any) -> Any:
 def _kept_as_themselves(run: Callable[[], tuple[list[tuple[str, torch.Tensor]], Any]],
                         autocast: bool) -> set[str] | None:
     """The float32 tensors (named candidates) that one call keeps for its backward as themselves (not copies),
-    run under `torch.autocast("cpu", dtype=torch.bfloat16)` or not; None when the call fails or has none."""
+    run under `torch.autocast(AUTOCAST_DEVICE, dtype=AUTOCAST_DTYPE)` or not; None when the call fails or has none."""
     _seed()
     try:
-        with torch.autocast("cpu", dtype=AUTOCAST_DTYPE, enabled=autocast):
+        with torch.autocast(AUTOCAST_DEVICE, dtype=AUTOCAST_DTYPE, enabled=autocast):
             candidates, out = run()
     except Exception:
         return None
@@ -333,9 +334,9 @@ def _kept_as_themselves(run: Callable[[], tuple[list[tuple[str, torch.Tensor]], 
 
 
 def _autocast_casts(runs: Iterable[Callable[[], tuple[list[tuple[str, torch.Tensor]], Any]]]) -> bool | None:
-    """Whether autocast (CPU, bfloat16) keeps cast copies where the op keeps its float32 inputs (and parameters):
-    True when, over the runs, a float32 tensor kept without autocast is never kept as itself under it; False when
-    one is; None when no run keeps one without autocast."""
+    """Whether autocast (AUTOCAST_DEVICE, AUTOCAST_DTYPE) keeps cast copies where the op keeps its float32 inputs
+    (and parameters): True when, over the runs, a float32 tensor kept without autocast is never kept as itself
+    under it; False when one is; None when no run keeps one without autocast."""
     verdicts = set()
     for run in runs:
         plain = _kept_as_themselves(run, autocast=False)
@@ -365,7 +366,7 @@ def _module_autocast_run(cls: type, cargs: tuple, ckwargs: dict, fargs: tuple, f
     def run() -> tuple[list, Any]:
         m = cls(*cargs, **ckwargs).to(torch.float32)
         if isinstance(m, LazyModuleMixin) and m.has_uninitialized_params():
-            with torch.no_grad(), torch.autocast("cpu", enabled=False):
+            with torch.no_grad(), torch.autocast(AUTOCAST_DEVICE, enabled=False):
                 m(*[_float32_leaves(a) for a in fargs], **{k: _float32_leaves(v) for k, v in fkwargs.items()})
         m.train(training)
         call_args = [_float32_leaves(a) for a in fargs]

@@ -192,6 +192,8 @@ def main() -> int:
     ap.add_argument("--part", default="all", choices=("all", "ops", "rest"))
     ap.add_argument("--merge", type=Path, nargs=2, metavar="PART")
     ap.add_argument("--dtypes-only", action="store_true", help="write --dtypes-output and stop")
+    ap.add_argument("--autocast-dtype", default=None, choices=("float16", "bfloat16"),
+                    help="what the measured autocast casts to (default: float16 on CUDA, as torch.autocast('cuda'))")
     ns = ap.parse_args()
     if ns.dtypes_only:
         ns.dtypes_output.write_text(json.dumps(picked_dtypes(ns.device), indent=1, sort_keys=True) + "\n")
@@ -214,6 +216,9 @@ def main() -> int:
         guard_try_calls()
         seed_cuda_too()
     torch.set_default_device(ns.device)
+    # the `autocast` field of ops and modules: this device's autocast, in its default dtype unless told
+    T.AUTOCAST_DEVICE = torch.device(ns.device).type
+    T.AUTOCAST_DTYPE = getattr(torch, ns.autocast_dtype or ("bfloat16" if T.AUTOCAST_DEVICE == "cpu" else "float16"))
     table = T.generate(verbose=ns.verbose)
     table["device"] = ns.device
     if ns.part != "all":
