@@ -159,6 +159,12 @@ def _tally(sets: list[set]) -> dict[Any, int]:
     return counts
 
 
+def _autocast_on(cpu: bool | None, overlay: Mapping[str, Any] | None) -> dict[str, bool | None]:
+    """Whether autocast keeps cast copies of an op's (or module's) float32 inputs, per device it was measured on:
+    the CPU's from the table, CUDA's from the overlay where a GPU measured otherwise, else as on the CPU."""
+    return {"cpu": cpu, "cuda": overlay["autocast"] if overlay and "autocast" in overlay else cpu}
+
+
 class OpEntry:
     """A function or method (``torch.exp``, ``Tensor.__mul__``) as seen from one name."""
 
@@ -178,6 +184,7 @@ class OpEntry:
         # Under `torch.autocast("cpu")` (bfloat16), with float32 inputs: True when what it keeps of them is a cast
         # copy (none is kept as itself), False when one is kept as itself, None when it keeps none either way.
         self.autocast: bool | None = op.get("autocast")
+        self.autocast_on: dict[str, bool | None] = _autocast_on(self.autocast, overlay)
         self.inplace_param: bool = bool(ref.get("inplace_param", False))
         sig = ref.get("signature")
         self.signature: list[str] | None = list(sig) if sig is not None else None
@@ -506,6 +513,7 @@ class ModuleEntry:
         self.buffers: list[str] = list(data["buffers"])
         self.dtype: str | None = data.get("dtype")  # the output's dtype against the input's (as OpEntry.dtype)
         self.autocast: bool | None = data.get("autocast")  # as OpEntry.autocast, its inputs and parameters
+        self.autocast_on: dict[str, bool | None] = _autocast_on(self.autocast, overlay)
         self._samples: list[Mapping[str, Any]] = data["samples"]
         # The most tensors a call returned (`nn.LSTM`: its output and `(h, c)`, 3): above 1 the call's result is a
         # tuple, not the output tensor itself.

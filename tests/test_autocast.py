@@ -3,8 +3,10 @@ parameter, so a later in-place write of the original (an optimizer step, `x += 1
 autocast leaves alone, or an input already in the region's dtype, is kept as itself. Which ops cast comes from the
 table (measured under `torch.autocast("cpu", dtype=torch.bfloat16)`). Each program is run under torch and labelled
 by whether its backward raises; `check` agrees: an error where it raises, nothing where it runs. A region whose
-device (`"cuda"`: the table measured the CPU) or whose `enabled` flag the file does not show is a warning that
-names that fact."""
+device autocast was not measured on (`"mps"`) or whose `enabled` flag the file does not show is a warning that
+names that fact. On CUDA, which ops cast comes from the CUDA overlay (measured on a GPU under
+`torch.autocast("cuda")`): there `mv`, `addmv`, `addr`, `einsum` and `LSTMCell` cast too, so a region whose device is
+chosen at run time keeps their float32 inputs themselves on the CPU only."""
 
 from __future__ import annotations
 
@@ -71,6 +73,30 @@ PROGRAMS = {
                 h.mul_(2)
             return h
     """, True),
+    # `mv` is not cast by the CPU's autocast: it keeps its float32 input itself.
+    "mv_input_written": ("""
+        def run():
+            w = torch.randn(3, 4, requires_grad=True)
+            x = torch.randn(4, requires_grad=True) * 2
+            with torch.autocast("cpu"):
+                y = torch.mv(w, x)
+                x.mul_(2)
+            return y
+    """, True),
+    # The same in a region on a device chosen at run time, run here on the CPU: CUDA's autocast casts `mv`, the
+    # CPU's does not, so the hazard exists on the CPU only (an error naming it; `--device cuda` leaves it out).
+    "mv_region_device_chosen_at_run_time": ("""
+        def forward(w, x, device):
+            with torch.autocast(device.type):
+                y = torch.mv(w, x)
+                x.mul_(2)
+            return y
+
+
+        def run():
+            w = torch.randn(3, 4, requires_grad=True)
+            return forward(w, torch.randn(4, requires_grad=True) * 2, torch.device("cpu"))
+    """, True),
     # A forward decorated with autocast: its region holds what it calls.
     "decorated_forward": ("""
         class Critic(nn.Module):
@@ -114,8 +140,8 @@ _UNDECIDED_GAN = """
 
 # name -> (program, the fact the warning names) for regions whose effect the file does not show
 UNDECIDED = {
-    "cuda_region": (_UNDECIDED_GAN.format(region='"cuda", dtype=torch.float16', parameter="", parameter_only=""),
-                    "autocast (line 6) on cuda keeps"),
+    "mps_region": (_UNDECIDED_GAN.format(region='"mps", dtype=torch.float16', parameter="", parameter_only=""),
+                   "autocast (line 6) on mps keeps"),
     "flag_region": (_UNDECIDED_GAN.format(region='"cpu", enabled=amp', parameter=", amp", parameter_only="amp"),
                     "autocast (line 6) is off"),
     "accelerate_region": ("""
@@ -189,3 +215,42 @@ def test_a_region_the_file_does_not_decide_is_a_warning_naming_it(name: str, mea
     found = _found(folder, name)
     assert found and all(severity == "warning" for _, severity, _ in found), found
     assert UNDECIDED[name][1] in found[0][2], found[0][2]
+
+
+# Regions on CUDA, which this machine may not run: the labels are the GPU's measurements (the CUDA overlay,
+# `bench/cuda/results/h200_run12`), each op's float32 input written after the op in the region.
+_CUDA_REGION = """
+    def run(w, x, device):
+        with torch.autocast({region}):
+            y = {call}
+            x.mul_(2)
+        return y
+
+
+    def main():
+        x = torch.randn(2, 4, requires_grad=True) * 2
+        run(torch.randn(3, 4, requires_grad=True), x, torch.device("cuda")).float().sum().backward()
+"""
+
+# name -> (region, call, the devices whose autocast keeps `x` itself: where the write raises)
+CUDA_REGIONS = {
+    "linear_on_cuda": ('"cuda"', "nn.functional.linear(x, w)", ()),
+    "mv_on_cuda": ('"cuda"', "torch.mv(w, x[0])", ()),
+    "linear_device_at_run_time": ("device.type", "nn.functional.linear(x, w)", ()),
+    "mv_device_at_run_time": ("device.type", "torch.mv(w, x[0])", ("cpu",)),
+    "sin_on_cuda": ('"cuda"', "torch.sin(x)", ("cpu", "cuda")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CUDA_REGIONS))
+def test_a_region_on_cuda_follows_what_the_gpu_measured(name: str, tmp_path: Path) -> None:
+    region, call, raises_on = CUDA_REGIONS[name]
+    (tmp_path / f"{name}.py").write_text(_program(_CUDA_REGION.format(region=region, call=call)), encoding="utf-8")
+    for device in ("cpu", "cuda"):
+        proc = cli("check", "--no-cache", "--format", "json", "--device", device, f"{name}.py", cwd=tmp_path)
+        assert proc.returncode in (0, 1), proc.stderr
+        found = [d for d in json.loads(proc.stdout)["diagnostics"] if d["severity"] in ("error", "warning")]
+        if device in raises_on:
+            assert found and found[0]["severity"] == "error", (device, found)
+        else:
+            assert found == [], (device, found)

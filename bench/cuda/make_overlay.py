@@ -8,7 +8,9 @@ whose saves differ keeps what CUDA saves in each of its results, per requires-gr
 construction as the CUDA table has it). For each op (function or method), each sample pattern measured on both
 devices keeps what CUDA saves that CPU does not (`only.cuda`) and what CPU saves that CUDA does not (`only.cpu`),
 with the dtype it was measured in (`dtype`: CUDA picks other kernels by dtype, so the analysis trusts an op's difference
-fully only when it was measured in float32, the dtype of code that does not choose one). The analysis adds those
+fully only when it was measured in float32, the dtype of code that does not choose one). An op or module whose
+`autocast` differs (whether `torch.autocast("cuda")`, float16, keeps cast copies of its float32 inputs, against
+`torch.autocast("cpu")`, bfloat16) keeps CUDA's value as `autocast`. The analysis adds those
 saves to the CPU table's, marked with their device, so `check --device` can report a hazard that exists on one
 device only. Nothing here is typed by hand: rerun this script on the diff of a new GPU run.
 """
@@ -21,7 +23,7 @@ import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT = ROOT / "bench" / "cuda" / "results" / "h200_run7" / "results7.tar.gz"
+DEFAULT = ROOT / "bench" / "cuda" / "results" / "h200_run12" / "results7.tar.gz"
 OUT = ROOT / "fixinplace" / "data" / "saved_tensors.cuda.json"
 
 
@@ -73,6 +75,8 @@ def _ops(diff: dict, dtypes: dict) -> dict:
                 variants.append({**variant["pattern"], "dtype": dtypes.get(opinfo), "only": only})
         if variants:
             ops[name] = {"variants": variants}
+        if "autocast" in entry.get("fields", {}):
+            ops.setdefault(name, {})["autocast"] = entry["fields"]["autocast"]["b"]
     return ops
 
 
@@ -83,7 +87,7 @@ def overlay(diff: dict, source: str, gpu: str, dtypes: dict | None = None) -> di
     modules = {}
     for name, entry in sorted(diff["modules"].items()):
         samples = []
-        for sample in entry["samples"]:
+        for sample in entry.get("samples", ()):
             # The construction as CUDA measured it, result by result, wherever that differs from the CPU's results
             # (also where only how often an item is kept differs: certain on one device, not on the other).
             cuda = _results(sample, "b")
@@ -91,6 +95,8 @@ def overlay(diff: dict, source: str, gpu: str, dtypes: dict | None = None) -> di
                 samples.append({**sample["pattern"], "cuda": cuda})
         if samples:
             modules[name] = {"samples": samples}
+        if "autocast" in entry.get("fields", {}):
+            modules.setdefault(name, {})["autocast"] = entry["fields"]["autocast"]["b"]
     return {
         "format": 2,
         "device": "cuda",

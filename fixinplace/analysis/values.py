@@ -613,8 +613,17 @@ class AutocastDoubt:
     line: int  # the region's `with` (or decorator) line, 0 when not known
     label: str  # the saved tensor
     op: str
-    device: str | None = None
+    device: str | None = None  # the region's, when it names one autocast was not measured on
     dtype: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AutocastEffect:
+    """What an autocast region does to a tensor an op keeps (`autocast_copy`)."""
+
+    copy: bool  # what the op keeps is a cast copy: nothing of the caller's is saved
+    doubt: "AutocastDoubt | None"  # why it may be one, which the file does not show
+    device: str | None  # the one device the caller's tensor is kept on, if one
 
 
 @dataclass(eq=False)

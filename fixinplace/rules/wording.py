@@ -41,7 +41,7 @@ def _autocast_fact(doubt: AutocastDoubt) -> str:
         return f"{where} is off"
     if doubt.reason == "device":
         on = f"on {doubt.device}" if doubt.device else "on the device it runs on"
-        return f"{where} {on} keeps `{label}` itself for `{doubt.op}` (measured on the CPU only)"
+        return f"{where} {on} keeps `{label}` itself for `{doubt.op}` (autocast measured on the CPU and CUDA only)"
     return f"`{label}` is already {doubt.dtype or 'in the dtype autocast casts to'} there ({where})"
 
 

@@ -11,6 +11,7 @@ from fixinplace.analysis.values import (
     LAYER_ATTR,
     SCALAR,
     UNKNOWN,
+    AutocastEffect,
     ClassValue,
     DictValue,
     FunctionValue,
@@ -431,7 +432,7 @@ class ModulesMixin:
             result = self.fresh_tensor(node, rg_out, self.text(node), graph=graph)
             result.single, result.outputs = entry.outputs == 1, entry.outputs
             if isinstance(x, TensorValue):
-                result.dtype = self.autocast_dtype(entry.autocast, [x, *params], frame) or \
+                result.dtype = self.autocast_dtype(entry.autocast_on, [x, *params], frame) or \
                     dtypes.of_op(entry.dtype, [x.dtype])
         if rg_out is False:
             return result
@@ -462,13 +463,13 @@ class ModulesMixin:
             if target is None:
                 continue
             role = "output" if item == "output" else ("input" if item.startswith("input") else item.split(":", 1)[1])
-            copy, maybe = (False, None) if item == "output" or item.startswith("buffer:") else \
-                self.autocast_copy(entry.autocast, target, module.kind, frame)
-            if copy:
+            cast = AutocastEffect(False, None, saved.device) if item == "output" or item.startswith("buffer:") else \
+                self.autocast_copy(entry.autocast_on, target, module.kind, frame, saved.device)
+            if cast.copy:
                 continue  # autocast keeps a cast copy of the input or the parameter
             certain = saved.certain and rg_out is True and frame.grad_mode is True
             saves += self.record_save(frame, target, module.kind, role, node, certain, operand=operand,
-                                      clonable=clonable, device=saved.device, autocast_unknown=maybe)
+                                      clonable=clonable, device=cast.device, autocast_unknown=cast.doubt)
         result.graph = graph | result.graph | frozenset(saves)
         return result
 

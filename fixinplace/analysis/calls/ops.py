@@ -5,11 +5,13 @@ writes, and Python operators on tensors (`a + b`, `-a`, `x op= y`)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from fixinplace.analysis.values import (
     SCALAR,
     UNKNOWN,
     AutocastDoubt,
+    AutocastEffect,
     DictValue,
     Group,
     LeafUse,
@@ -53,6 +55,22 @@ UNARY_NAMES = {ast.USub: "__neg__", ast.Invert: "__invert__", ast.UAdd: "__pos__
 INDEX_OUTPUTS = {name: 1 for name in ("topk", "sort", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin",
                                       "max", "min", "unique", "unique_consecutive", "frexp")}
 
+
+
+def _autocast_casts(casts_on: Mapping[str, bool | None], device: str | None) -> tuple[bool | None, str | None]:
+    """Whether a region on `device` casts an op's float32 inputs, from what the tables measured per device: True or
+    False, or None when that depends on what the file does not show (a device chosen at run time where the
+    measured devices differ, or a device autocast was not measured on), with, for a device chosen at run time,
+    the one measured device that keeps the input itself (else None)."""
+    if device in casts_on:
+        return casts_on[device], None
+    seen = set(casts_on.values())
+    if device is None and len(seen) == 1:
+        return seen.pop(), None
+    if True not in seen:
+        return False, None
+    keeps = [d for d, casts in casts_on.items() if casts is not True]
+    return None, keeps[0] if device is None and len(keeps) == 1 else None
 
 class TensorOpsMixin:
     """Tensor ops, the saved-tensor events and operators."""
@@ -300,34 +318,43 @@ class TensorOpsMixin:
                     if set(save.path) <= set(frame.path):
                         self.consumed.add(save)
 
-    def autocast_copy(self, casts: bool | None, target: Value, op: str, frame: Frame
-                      ) -> tuple[bool, AutocastDoubt | None]:
-        """For an input (or parameter) an op keeps, in the autocast region the code runs in: whether what it keeps
-        is a cast copy (nothing of the caller's is saved), else why it may be one when the analysis cannot tell.
-        `casts`: the table measured that autocast casts this op's float32 inputs."""
+    def autocast_copy(self, casts_on: Mapping[str, bool | None], target: Value, op: str, frame: Frame,
+                      device: str | None = None) -> AutocastEffect:
+        """What the autocast region the code runs in does to an input (or parameter) an op keeps: whether what it
+        keeps is a cast copy, else why it may be one, and the device the save then exists on. `casts_on`: per device
+        the tables measured autocast on, whether it casts this op's float32 inputs; `device`: the one device the
+        op keeps it on, if one."""
         ctx = frame.autocast
-        if ctx is None or casts is not True:
-            return False, None
+        casts, keeps_on = _autocast_casts(casts_on, ctx.device) if ctx is not None else (False, None)
+        if casts is False:
+            return AutocastEffect(False, None, device)
         tensors = self.interp.tensors_in(target)
         found = {t.dtype for t in tensors}
         if found == {"float64"}:
-            return False, None  # autocast leaves a float64 tensor as it is
+            return AutocastEffect(False, None, device)  # autocast leaves a float64 tensor as it is
         label = tensors[0].label if tensors else "?"
         if ctx.enabled is None:
-            return False, AutocastDoubt("off", ctx.line, label, op)
-        if ctx.device != "cpu":  # the table measured autocast on the CPU
-            return False, AutocastDoubt("device", ctx.line, label, op, device=ctx.device)
-        if tensors and all(d in dtypes.AUTOCAST_CASTS and d != ctx.dtype for d in found):
-            return True, None
+            return AutocastEffect(False, AutocastDoubt("off", ctx.line, label, op), device)
+        if casts is None and keeps_on is None:
+            return AutocastEffect(False, AutocastDoubt("device", ctx.line, label, op, device=ctx.device), device)
+        # with the region's dtype not known (the device's default), only float32 is certainly cast
+        if tensors and all(d in dtypes.AUTOCAST_CASTS and d != ctx.dtype and (ctx.dtype or d == "float32")
+                           for d in found):
+            if keeps_on is None:
+                return AutocastEffect(True, None, device)
+            # a region on a device chosen at run time: the input itself is kept on that one device only
+            return AutocastEffect(False, None, keeps_on) if device in (None, keeps_on) else \
+                AutocastEffect(True, None, device)
         if ctx.dtype is not None and found <= {ctx.dtype, "float64"}:
-            return False, None
-        return False, AutocastDoubt("dtype", ctx.line, label, op, dtype=ctx.dtype)
+            return AutocastEffect(False, None, device)
+        return AutocastEffect(False, AutocastDoubt("dtype", ctx.line, label, op, dtype=ctx.dtype), device)
 
     @staticmethod
-    def autocast_dtype(casts: bool | None, tensors: list[TensorValue], frame: Frame) -> str | None:
-        """The dtype of what an op that autocast casts makes in an enabled CPU region, when known."""
+    def autocast_dtype(casts_on: Mapping[str, bool | None], tensors: list[TensorValue], frame: Frame) -> str | None:
+        """The dtype of what an op that autocast casts makes in an enabled region of a known dtype, when known."""
         ctx = frame.autocast
-        if ctx is None or casts is not True or ctx.enabled is not True or ctx.device != "cpu":
+        if ctx is None or ctx.enabled is not True or ctx.dtype is None or \
+                _autocast_casts(casts_on, ctx.device)[0] is not True:
             return None
         found = {t.dtype for t in tensors if dtypes.is_floating(t.dtype) or t.dtype is None}
         return ctx.dtype if found and found <= dtypes.AUTOCAST_CASTS | {ctx.dtype} else None
@@ -384,7 +411,7 @@ class TensorOpsMixin:
                         out.maybe_groups = tuple(g for g, _ in first.all_groups())
             if entry is not None:
                 relation = entry.dtype_for(facts, kwfacts) if hasattr(entry, "dtype_for") else entry.dtype
-                outputs[0].dtype = self.autocast_dtype(getattr(entry, "autocast", None), tensors, frame) \
+                outputs[0].dtype = self.autocast_dtype(getattr(entry, "autocast_on", {}), tensors, frame) \
                     or dtypes.of_op(relation, [t.dtype for t in tensors])
         result: Value = outputs[0] if len(outputs) == 1 else SeqValue(list(outputs))
         if rg_out is False:
@@ -411,16 +438,16 @@ class TensorOpsMixin:
                     role = "operands"
                 else:
                     role = f"input `{getattr(target, 'label', '?')}`"
-                copy, maybe = (False, None) if saved.item.startswith("output") else \
-                    self.autocast_copy(getattr(entry, "autocast", None), target, op, frame)
-                if copy:
+                cast = AutocastEffect(False, None, saved.device) if saved.item.startswith("output") else \
+                    self.autocast_copy(getattr(entry, "autocast_on", {}), target, op, frame, saved.device)
+                if cast.copy:
                     continue  # autocast keeps a cast copy: the caller's tensor is not saved
                 operand, clonable = self._save_site(saved.item, node, arg_nodes, len(outputs), view,
                                                     inplace_target is not None)
                 new_saves += self.record_save(frame, target, op, role, node, certain, operand=operand,
-                                              clonable=clonable, device=saved.device,
+                                              clonable=clonable, device=cast.device,
                                               waits_for=(False, ()) if certain else waits_for,
-                                              autocast_unknown=maybe)
+                                              autocast_unknown=cast.doubt)
         else:
             for target in [t for t in tensors if t.is_tensor is True] + outputs:
                 role = "output" if target in outputs else f"input `{target.label}`"
