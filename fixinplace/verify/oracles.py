@@ -6,12 +6,22 @@
   leaf error) under `torch.no_grad()`: read as an update of state; and an op that writes only because of its
   `inplace` flag (`F.relu(z, inplace=True)`, an `nn.ReLU(inplace=True)` applied to such a leaf) without the flag:
   read as the activation it computes, which autograd differentiates. Writes to leaf arguments are left alone
-  (they still raise; the reference for them runs the original on clones of its inputs).
+  (they still raise; the reference for them runs the original on clones of its inputs). With `out_of_place`, the
+  other reading, for fixes that compute a new tensor: an augmented assignment to such a leaf (`coord += agg`,
+  where `coord` is a position tensor differentiated for forces) runs as the out-of-place op (`coord + agg`), which
+  Python binds to the name as it binds `+=`'s result, so the leaf is left as it is and the gradient flows through
+  the new tensor; a write whose result is not bound (`w.add_(v)`, `w[i] = v`) cannot be read so, nor can a write
+  to a parameter itself (`p -= lr * p.grad` updates the model's state; a view of one, as a tied autoencoder's
+  `w_dec = enc.weight.t(); w_dec /= norm`, is computed from it): each is counted apart (`unbound`, with why) for
+  the reference to refuse.
 - `finite_differences`: central differences in float64 of the summed outputs with respect to every leaf, on the
   original run under `torch.no_grad()` with fresh inputs for each of the 2n calls.
 """
 
 from __future__ import annotations
+
+import dis
+import sys
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -25,13 +35,32 @@ FD_STEP = 1e-6
 FD_TOLERANCE = (1e-4, 1e-6)
 
 
-class LeafUpdates(TorchFunctionMode):
-    """Runs in-place writes to leaves that require grad (other than `arguments`) under `torch.no_grad()`; counts
-    them."""
+#: The offsets of the augmented assignments' operators (`x += y`: BINARY_OP `+=` on 3.11 and later, INPLACE_ADD
+#: on 3.10), per code object.
+_AUGMENTED: dict = {}
 
-    def __init__(self, arguments=()) -> None:
+
+def _augmented_at(frame) -> bool:
+    """Whether `frame` is running an augmented assignment's operator, whose result Python binds to its target."""
+    code = frame.f_code
+    offsets = _AUGMENTED.get(code)
+    if offsets is None:
+        offsets = frozenset(i.offset for i in dis.get_instructions(code) if i.opname.startswith("INPLACE_")
+                            or (i.opname == "BINARY_OP" and i.argrepr.endswith("=")))
+        if len(_AUGMENTED) < 10_000:
+            _AUGMENTED[code] = offsets
+    return frame.f_lasti in offsets
+
+
+class LeafUpdates(TorchFunctionMode):
+    """Runs in-place writes to leaves that require grad (other than `arguments`) under `torch.no_grad()`, or with
+    `out_of_place` augmented assignments to them as out-of-place ops; counts them."""
+
+    def __init__(self, arguments=(), out_of_place: bool = False) -> None:
         super().__init__()
         self.count = 0
+        self.unbound: list[str] = []  # with out_of_place: why a write could not run as a bound out-of-place op
+        self.out_of_place = out_of_place
         self.excluded = {id(a) for a in arguments if isinstance(a, torch.Tensor)}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -39,8 +68,20 @@ class LeafUpdates(TorchFunctionMode):
         if kwargs.get("inplace") is True and args and self._own_leaf(args[0]) and torch.is_grad_enabled():
             self.count += 1
             return func(*args, **{**kwargs, "inplace": False})
-        if args and self._own_leaf(args[0]) and torch.is_grad_enabled() and classify(func)[1]:
+        if args and self._own_leaf(args[0]) and torch.is_grad_enabled():
+            name, writes = classify(func)
+            if not writes:
+                return func(*args, **kwargs)
             self.count += 1
+            if self.out_of_place:
+                # `x += y` reaches here as `add_` called from the user's frame, which binds what it returns
+                out_of_place = getattr(torch.Tensor, name[:-1], None) if name.endswith("_") else None
+                if isinstance(args[0], torch.nn.Parameter):
+                    self.unbound.append(f"`{name}` on a parameter itself, an update of state")
+                elif out_of_place is None or not _augmented_at(sys._getframe(1)):
+                    self.unbound.append(f"`{name}`, whose result is not bound to a name")
+                else:
+                    return out_of_place(*args, **kwargs)
             with torch.no_grad():
                 return func(*args, **kwargs)
         return func(*args, **kwargs)

@@ -18,8 +18,11 @@ Reference order (the original usually raises, so it cannot always serve as its o
    write in no_grad, the original on clones of its leaf inputs with the parameters of its module inputs replaced by
    differentiable copies (`parameter_copies`) and private copies of its saved tensors ("original"); then the
    original on clones of its leaf inputs ("original");
-   writes to leaves that are not inputs (parameters, weights it creates: `w -= lr * w.grad`, `w.mul_(0.5)`) run
-   under `torch.no_grad()` by `oracles.LeafUpdates` ("original"); both are said in the reason;
+   writes to leaves that are not inputs (parameters, weights or inputs it creates: `w -= lr * w.grad`,
+   `w.mul_(0.5)`, `coord += agg` on positions differentiated for forces), when the fixes compute a new tensor, with
+   their augmented assignments computed out of place into the name they assign (`oracles.LeafUpdates`,
+   `out_of_place`; "original"); else, or when that fails, under `torch.no_grad()`, read as updates of state
+   ("original"); the reading used is said in the reason;
 4. `torch.func.functionalize` of the entry ("functionalize"; inputs needed; fails on index assignment in 2.13);
 5. central finite differences in float64 on the original run under no_grad ("finite_differences"; small float64
    inputs only). They also cross-check the gradients of references 1-4 whenever the inputs allow (`job`).
@@ -134,11 +137,11 @@ def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain"
     it printed; never raises. `mode` as `run_side`'s, of those that need no inputs."""
     side = Side()
     wrap = _WRAPS.get(mode, contextlib.nullcontext)
-    if mode not in ("plain", "saved_copies", "allow_mutation", "leaf_updates"):
+    if mode not in ("plain", "saved_copies", "allow_mutation", *LEAF_READINGS):
         side.error, side.stage = f"not for a whole script: {mode}", "call"
         return side
     printed = io.StringIO()
-    updates = LeafUpdates() if mode == "leaf_updates" else contextlib.nullcontext()
+    updates = _leaf_reading(mode)
     try:
         seed_all()
         with on_device(device), wrap(), contextlib.redirect_stdout(printed), updates:
@@ -147,8 +150,8 @@ def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain"
         side.error = one_line(e)
         side.stage = "import" if isinstance(e, (ImportError, SyntaxError)) else "call"
         return side
-    if mode == "leaf_updates" and not updates.count:
-        side.error, side.stage = "no write to a leaf it creates to run under no_grad", "call"
+    if mode in LEAF_READINGS and _unread(updates):
+        side.error, side.stage = _unread(updates), "call"
         return side
     side.entries = script_state(module, top_level_names(job["original"]))
     if printed.getvalue():  # nothing printed is no output to compare (a missing one on one side is a difference)
@@ -312,6 +315,27 @@ def parameter_copies(args: list):
             module._parameters[name] = param
 
 
+#: The two readings of a program's writes to leaves it creates (`oracles.LeafUpdates`): as updates of state under
+#: no_grad, or, for augmented assignments, computed out of place.
+LEAF_READINGS = ("leaf_updates", "leaf_out_of_place")
+
+
+def _leaf_reading(mode: str, arguments=()):
+    """The `LeafUpdates` mode of a leaf reading, or a context that does nothing for the other modes."""
+    if mode not in LEAF_READINGS:
+        return contextlib.nullcontext()
+    return LeafUpdates(arguments, out_of_place=mode == "leaf_out_of_place")
+
+
+def _unread(updates: LeafUpdates) -> str:
+    """Why a leaf reading is no reference, or "" when it is one."""
+    if not updates.count:
+        return "no write to a leaf it creates to run under no_grad"
+    if updates.unbound:
+        return f"a write to a leaf it creates that out-of-place code cannot stand for: {updates.unbound[0]}"
+    return ""
+
+
 def run_side(text: str, job: dict, device: str, role: str, mode: str = "plain") -> Side:
     """Load `text` fresh and call the job's entry (seeded) on `device`; never raises. `mode`: "plain",
     "saved_copies" (`saved_tensor_copies`), "allow_mutation", "clone_leaves" (leaf inputs cloned), "copy_parameters"
@@ -349,7 +373,7 @@ def _run_side(text: str, job: dict, device: str, role: str, mode: str) -> Side:
                 leaf_ids = {id(t) for _, t in call.leaves}
                 args = [a.clone() if isinstance(a, torch.Tensor) and id(a) in leaf_ids else a for a in args]
             side.stage = "call"
-            updates = LeafUpdates(args) if mode == "leaf_updates" else contextlib.nullcontext()
+            updates = _leaf_reading(mode, args)
             swapped = parameter_copies(args) if mode == "copy_parameters" else contextlib.nullcontext()
             with updates, swapped:
                 seed_all()
@@ -364,8 +388,8 @@ def _run_side(text: str, job: dict, device: str, role: str, mode: str) -> Side:
                     side.note = f"no input gradients: the entry runs its own backward ({_short(one_line(e))})"
             side.leaves = len(call.leaves) if grads else 0  # no gradients taken: nothing to cross-check
             side.entries = _entries(out, call, grads, module)
-            if mode == "leaf_updates" and not updates.count:
-                side.error = "no write to a leaf it creates to run under no_grad"
+            if mode in LEAF_READINGS and _unread(updates):
+                side.error = _unread(updates)
                 return side
         side.stage = ""
     except BaseException as e:
@@ -513,6 +537,15 @@ def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
             if cloned.ok:
                 return cloned, "original", "the original writes a leaf input: run on clones of its leaf inputs"
             tried.append(("on clones of its leaf inputs", _short(cloned.error)))
+        if not _reads_as_update(job):
+            computed = run("run_side", original, job, device, "original_leaf_out_of_place", "leaf_out_of_place")
+            if computed.ok:
+                return computed, "original", (
+                    "the original writes in place, in grad mode, leaf tensors that require grad and that are not "
+                    "its inputs (weights or inputs it creates): reference run with those writes computed out of "
+                    "place, as the fixes compute them (an augmented assignment into the name it assigns, an op's "
+                    "`inplace=True` turned off)")
+            tried.append(("with its augmented assignments to its own leaves out of place", _short(computed.error)))
         updates = run("run_side", original, job, device, "original_leaf_updates", "leaf_updates")
         if updates.ok:
             return updates, "original", (
