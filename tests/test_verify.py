@@ -37,12 +37,6 @@ SAFE = [n for n in CASES if _case(n)["applicability"] == "safe"]
 CHANGES_MEANING = ("move_after_backward", "data_out_of_place", "recompute_forward", "detach_carried_state")
 UNSAFE = [n for n in CASES if _case(n)["applicability"] == "unsafe" and _case(n)["strategy"] not in CHANGES_MEANING]
 ON_PURPOSE = [n for n in CASES if _case(n)["strategy"] in CHANGES_MEANING]
-# A write of a leaf (through a view used as an activation, by a method call whose result is not bound) that
-# verify's reference reads as an update of state.
-LEAF_UPDATE_READING = ("18_clone_before_write_view_of_argument_leaf",)
-# The tied autoencoder's `w_dec /= norm` on a view of a parameter, fixed out of place: the reference computes the
-# augmented assignment out of place too.
-LEAF_OUT_OF_PLACE_READING = ("34_augassign_out_of_place_view_of_parameter_unsafe",)
 
 
 def fip(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -118,21 +112,15 @@ def test_unsafe_fix_fixtures_with_unsafe_fixes():
     by_case = _by_case(rows)
     for name in UNSAFE:
         for row in by_case[name]:
-            if name in LEAF_UPDATE_READING:
-                # main() creates the leaf, the forward writes it as an activation: verify reads such writes as
-                # updates of state (its documented choice), which the copy this fix makes departs from.
-                assert row["status"] == "failed" and "read as updates of state" in row["reason"], row
-                continue
             assert row["status"] == "verified", (name, row)
-            if name in LEAF_OUT_OF_PLACE_READING:
-                assert row["max_abs_diff"] == {"outputs": 0.0, "grads": 0.0}, row
-                assert row["reference"] == "original" and "computed out of place" in row["reason"], row
-                continue
             if _case(name)["before_outcome"] == "raises-leaf":
-                # `x.add_(1)` in forward on a leaf that main() created: read as an update of state (under no_grad);
-                # main() reads only the leaf's gradient, which the out-of-place rewrite leaves the same.
-                assert row["reference"] == "original" and "under torch.no_grad()" in row["reason"], (name, row)
-    assert rc == 1  # the leaf-update reading above
+                # A leaf main() creates, written in the forward (`x.add_(1)`, `flat[:, 0] = 1.0` on a view of it,
+                # the tied autoencoder's `w_dec /= norm` on a view of a parameter) and fixed by computing a new
+                # tensor: the reference computes those writes out of place too, on a copy bound to the name the
+                # write goes through, and the fix gives exactly its results.
+                assert row["reference"] == "original" and "computed out of place" in row["reason"], (name, row)
+                assert row["max_abs_diff"] == {"outputs": 0.0, "grads": 0.0}, (name, row)
+    assert rc == 0
     # Called on synthesised inputs instead, the same unsafe fixes no longer write the caller's tensor; but a write
     # to a parameter inside the forward's computation, fixed out of place (the tied autoencoder, 34), means a new
     # tensor computed from the parameter: proved against the parameter's differentiable copy.

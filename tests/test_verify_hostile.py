@@ -1,8 +1,9 @@
 """Hostile user programs against `fixinplace verify`'s verdict and its containment: real CLI runs, real
 children.
 
-Each program carries a fix that changes behaviour (`--unsafe-fixes` on a view of a leaf written in place: the
-rewrite copies it, which verify reports `failed` against its reading of the write as an update of state), plus code that attacks the verifier: it
+Each program carries a fix that changes behaviour (`--unsafe-fixes` on a view of an argument written in place,
+verified on synthesised inputs: the rewrite copies it, so the caller's tensor is no longer written, which verify
+reports `failed`), plus code that attacks the verifier: it
 replaces torch's comparisons, forges a result on the pipes it finds in /proc/self/fd, kills its process group or
 its parent after starting processes in new sessions, prints without end, or maps shared memory past `--memory`.
 None may come out `verified`, and nothing it starts may outlive `verify`.
@@ -61,14 +62,17 @@ for _fd in map(int, _os.listdir("/proc/self/fd")):
 """
 
 
-def program(tmp_path: Path, name: str, extra: str, main_extra: str = "") -> None:
+def program(tmp_path: Path, name: str, extra: str, call_extra: str = "") -> None:
+    """The program with `extra` after its imports and `call_extra` (indented by 4) at the start of the function
+    verify calls (the forward, on synthesised inputs)."""
     text = UNSAFE.replace("import torch\n", "import torch\n" + extra, 1)
-    text = text.replace("def main():\n", "def main():\n" + main_extra, 1)
+    call_extra = "".join("    " + line + "\n" for line in call_extra.splitlines())
+    text = text.replace("    def forward(self, x):\n", "    def forward(self, x):\n" + call_extra, 1)
     (tmp_path / name).write_text(text)
 
 
 def verify_rows(tmp_path: Path, *args: str) -> dict:
-    proc = cli("verify", *args, "--entry", "main", "--device", "cpu", "--unsafe-fixes", "--format", "json",
+    proc = cli("verify", *args, "--device", "cpu", "--unsafe-fixes", "--format", "json",
                cwd=tmp_path, timeout=240)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     return {r["path"]: r for r in json.loads(proc.stdout)["results"]}
@@ -149,7 +153,7 @@ def test_floods_of_output_and_shared_memory_are_capped(tmp_path):
     program(tmp_path, "shared.py", "import mmap\n",
             "    m = mmap.mmap(-1, 2**30, mmap.MAP_SHARED)\n    for i in range(0, 2**30, 4096):\n        m[i] = 1\n")
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-c", WRAPPER, "verify", "loud.py", "shared.py", "--entry", "main",
+    proc = subprocess.run([sys.executable, "-c", WRAPPER, "verify", "loud.py", "shared.py",
                            "--device", "cpu", "--unsafe-fixes", "--format", "json", "--memory", "600M",
                            "--timeout", "120"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
     rows = {r["path"]: r for r in json.loads(proc.stdout)["results"]}

@@ -7,19 +7,21 @@
   `inplace` flag (`F.relu(z, inplace=True)`, an `nn.ReLU(inplace=True)` applied to such a leaf) without the flag:
   read as the activation it computes, which autograd differentiates. Writes to leaf arguments are left alone
   (they still raise; the reference for them runs the original on clones of its inputs). With `out_of_place`, the
-  other reading, for fixes that compute a new tensor: an augmented assignment to such a leaf (`coord += agg`,
-  where `coord` is a position tensor differentiated for forces) runs as the out-of-place op (`coord + agg`), which
-  Python binds to the name as it binds `+=`'s result, so the leaf is left as it is and the gradient flows through
-  the new tensor; a write whose result is not bound (`w.add_(v)`, `w[i] = v`) cannot be read so, nor can a write
-  to a parameter itself (`p -= lr * p.grad` updates the model's state; a view of one, as a tied autoencoder's
-  `w_dec = enc.weight.t(); w_dec /= norm`, is computed from it): each is counted apart (`unbound`, with why) for
-  the reference to refuse.
+  other reading, for fixes that compute a new tensor: a write to such a leaf lands on a copy of it, to which the
+  name it was written through is bound: an augmented assignment (`coord += agg`, where `coord` is a position tensor
+  differentiated for forces) binds the copy as Python binds `+=`'s result; a method call or an index assignment on
+  a local name (`x.sub_(mu).div_(sd)`, `flat[:, 0] = 1.0` on a view of an input) rebinds that name in the frame
+  that wrote. So the leaf is left as it is and the gradient flows through the copy, as an out-of-place or
+  clone-before-write fix computes. A write to a parameter itself (`p -= lr * p.grad` updates the model's state; a
+  view of one, as a tied autoencoder's `w_dec = enc.weight.t(); w_dec /= norm`, is computed from it) or to a value
+  no name holds cannot be read so: each is counted apart (`unbound`, with why) for the reference to refuse.
 - `finite_differences`: central differences in float64 of the summed outputs with respect to every leaf, on the
   original run under `torch.no_grad()` with fresh inputs for each of the 2n calls.
 """
 
 from __future__ import annotations
 
+import ctypes
 import dis
 import sys
 
@@ -52,6 +54,25 @@ def _augmented_at(frame) -> bool:
     return frame.f_lasti in offsets
 
 
+def _names_holding(frame, value) -> list[str]:
+    """The local names of a frame of user code (not torch's) bound to `value` itself."""
+    if frame.f_globals.get("__name__", "").partition(".")[0] == "torch":
+        return []
+    return [name for name, held in frame.f_locals.items() if held is value]
+
+
+def _rebind(frame, names: list[str], value) -> None:
+    """Bind `names` of `frame` to `value`, as an assignment in that frame would."""
+    if not names:
+        return
+    scope = frame.f_locals
+    for name in names:
+        scope[name] = value
+    if scope is not frame.f_globals and sys.version_info < (3, 13):
+        # before PEP 667, a function's f_locals is a snapshot written back by this call (CPython only)
+        ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+
+
 class LeafUpdates(TorchFunctionMode):
     """Runs in-place writes to leaves that require grad (other than `arguments`) under `torch.no_grad()`, or with
     `out_of_place` augmented assignments to them as out-of-place ops; counts them."""
@@ -74,14 +95,21 @@ class LeafUpdates(TorchFunctionMode):
                 return func(*args, **kwargs)
             self.count += 1
             if self.out_of_place:
-                # `x += y` reaches here as `add_` called from the user's frame, which binds what it returns
-                out_of_place = getattr(torch.Tensor, name[:-1], None) if name.endswith("_") else None
                 if isinstance(args[0], torch.nn.Parameter):
                     self.unbound.append(f"`{name}` on a parameter itself, an update of state")
-                elif out_of_place is None or not _augmented_at(sys._getframe(1)):
-                    self.unbound.append(f"`{name}`, whose result is not bound to a name")
                 else:
-                    return out_of_place(*args, **kwargs)
+                    # The write lands on a copy, which the name the code wrote through is bound to: `x += y`
+                    # (reaching here as `add_` from the user's frame, which binds what it returns), or a method
+                    # call or an index assignment on a name of that frame (`x.sub_(m)`, `flat[:, 0] = 1.0`).
+                    frame = sys._getframe(1)
+                    augmented = _augmented_at(frame)
+                    names = [] if augmented else _names_holding(frame, args[0])
+                    if augmented or names:
+                        copy = args[0].clone()
+                        result = func(copy, *args[1:], **kwargs)
+                        _rebind(frame, names, copy)
+                        return result
+                    self.unbound.append(f"`{name}` on a value no name of the code that writes it holds")
             with torch.no_grad():
                 return func(*args, **kwargs)
         return func(*args, **kwargs)

@@ -20,9 +20,9 @@ Reference order (the original usually raises, so it cannot always serve as its o
    original on clones of its leaf inputs ("original");
    writes to leaves that are not inputs (parameters, weights or inputs it creates: `w -= lr * w.grad`,
    `w.mul_(0.5)`, `coord += agg` on positions differentiated for forces), when the fixes compute a new tensor, with
-   their augmented assignments computed out of place into the name they assign (`oracles.LeafUpdates`,
-   `out_of_place`; "original"); else, or when that fails, under `torch.no_grad()`, read as updates of state
-   ("original"); the reading used is said in the reason;
+   each write landing on a copy bound to the name it writes through, and private copies of saved tensors
+   (`oracles.LeafUpdates`, `out_of_place`; "original"); else, or when that fails, under `torch.no_grad()`, read as
+   updates of state ("original"); the reading used is said in the reason;
 4. `torch.func.functionalize` of the entry ("functionalize"; inputs needed; fails on index assignment in 2.13);
 5. central finite differences in float64 on the original run under no_grad ("finite_differences"; small float64
    inputs only). They also cross-check the gradients of references 1-4 whenever the inputs allow (`job`).
@@ -283,8 +283,10 @@ def saved_tensor_copies():
 
 #: The context each run mode runs the entry (or the script) in. With copies of its parameters, the program's other
 #: writes to saved tensors mean what they do with private copies.
+# The leaves' out-of-place reading keeps every saved tensor intact too: the copy a write lands on may be written
+# again after an op saved it (`x.sub_(mu).div_(x.std(0))`: `std` saves the centred copy `div_` then writes).
 _WRAPS = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors, "saved_copies": saved_tensor_copies,
-          "copy_parameters": saved_tensor_copies}
+          "copy_parameters": saved_tensor_copies, "leaf_out_of_place": saved_tensor_copies}
 
 
 @contextlib.contextmanager
@@ -543,9 +545,9 @@ def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
                 return computed, "original", (
                     "the original writes in place, in grad mode, leaf tensors that require grad and that are not "
                     "its inputs (weights or inputs it creates): reference run with those writes computed out of "
-                    "place, as the fixes compute them (an augmented assignment into the name it assigns, an op's "
-                    "`inplace=True` turned off)")
-            tried.append(("with its augmented assignments to its own leaves out of place", _short(computed.error)))
+                    "place, as the fixes compute them (each on a copy bound to the name it writes through, an op's "
+                    "`inplace=True` turned off), and private copies of the tensors autograd saved")
+            tried.append(("with its writes to its own leaves out of place", _short(computed.error)))
         updates = run("run_side", original, job, device, "original_leaf_updates", "leaf_updates")
         if updates.ok:
             return updates, "original", (
