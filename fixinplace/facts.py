@@ -161,6 +161,9 @@ class WriteFacts:
     index_parts: tuple[str, ...] = ()
     leaf_kind: str = ""  # for a leaf write: param | fresh | arg ...
     after_backward: bool = False  # a leaf that already has a .grad (an update after a backward)
+    # every run of the write wrote a leaf that requires grad, in grad mode: PyTorch refuses it each time, so no
+    # reader (an alias, a view's base, a caller) ever sees what it writes
+    raises_always: bool = False
     # in some run, the written tensor comes from a caller the file does not show (an argument of a function
     # nobody here calls): what else saved it is unknown
     target_unknown: bool = False

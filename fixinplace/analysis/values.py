@@ -208,6 +208,7 @@ class SiteRuns:
     leaf_kind: str = ""  # for a leaf that requires grad: where it comes from (param, fresh, arg, ...)
     after_backward: bool = False  # in some run that leaf already had a .grad (an update after a backward)
     shares_array: Optional[Span] = None  # FIP105: the call that made the tensor share a NumPy array's memory
+    raises_always: Optional[bool] = None  # every run wrote a leaf that requires grad, in grad mode: each raised
 
 
 @dataclass(eq=False, slots=True)

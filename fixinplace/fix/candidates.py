@@ -254,11 +254,19 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
     return out + _move_after_backward(f)
 
 
+def _never_written(f: WriteFacts) -> bool:
+    """A leaf that requires grad, created in the code that writes it (a local name), whose every run of the write
+    raises the leaf error: no alias or view of it ever saw what the write does, so dropping the write changes
+    nothing any reader saw."""
+    return f.raises_always and f.root_kind == "local" and f.leaf_kind == "fresh"
+
+
 def _inplace_flag(f: WriteFacts) -> list[Candidate]:
     """An op run in place by its `inplace` flag (a module built with `inplace=True`, or `F.relu(x, inplace=True)`):
     the op without the flag."""
     line = _statement(f)
     out: list[Candidate] = []
+    unseen = _local(f) or _never_written(f)  # no other reader sees that the input is no longer written
     if f.form == WriteForm.INPLACE_MODULE:
         if f.module_ctor is not None:
             assigned_back = f.statement is not None and f.statement.assigned == f.root
@@ -266,7 +274,7 @@ def _inplace_flag(f: WriteFacts) -> list[Candidate]:
             # Without the write, the module's input keeps its values: safe when no one reads them afterwards (a
             # temporary, or a name only this function sees, rebound or not read again). A caller's argument, an
             # alias or an attribute would see the difference.
-            safe = temporary or ((assigned_back or not f.read_after) and _local(f))
+            safe = temporary or ((assigned_back or not f.read_after) and unseen)
             out.append(_candidate(RemoveInplace, Applicability.of(safe),
                                   f"Construct the module without `inplace=True` (line {f.module_ctor.line}): `{{new}}`"
                                   + ("" if safe else _why_unsafe(f) or " (unsafe: the module's input is no longer "
@@ -284,7 +292,7 @@ def _inplace_flag(f: WriteFacts) -> list[Candidate]:
             if f.statement.shape == "expr" and (not f.read_after or f.root_kind == "element"):
                 pass  # `F.relu_(h)` as a statement on a name nothing reads, or on `d["a"]`: nothing to rebind
             else:
-                safe = (assigned_back or f.statement.shape == "expr" or not f.read_after) and _local(f)
+                safe = (assigned_back or f.statement.shape == "expr" or not f.read_after) and unseen
                 out.append(_candidate(RemoveInplace, Applicability.of(safe),
                                       f"Drop `inplace=True`: `{{new}}`" + ("" if safe else _why_unsafe(f)),
                                       line=line, name=f.root))

@@ -213,6 +213,8 @@ class TensorOpsMixin:
             runs.leaf_kind = value.group.origin
             if value.group.has_grad:
                 runs.after_backward = True
+        raises = certain and leaf_check and not silent and value.leaf_rg is True and frame.grad_mode is True
+        runs.raises_always = runs.raises_always is not False and raises
         if leaf_check and not silent and frame.grad_mode is not False:
             if value.leaf_rg is True:
                 self.interp.memo.impure()  # a report names the statements around the call
