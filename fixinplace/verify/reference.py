@@ -539,23 +539,22 @@ def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
             if cloned.ok:
                 return cloned, "original", "the original writes a leaf input: run on clones of its leaf inputs"
             tried.append(("on clones of its leaf inputs", _short(cloned.error)))
+        # (mode, how the reason says it reads the writes, how a failure is listed)
+        readings = [("leaf_updates", "under torch.no_grad(), read as updates of state, and an op's `inplace=True` on "
+                     "them turned off, read as the activation it computes",
+                     "with writes to its own leaves under no_grad")]
         if not _reads_as_update(job):
-            computed = run("run_side", original, job, device, "original_leaf_out_of_place", "leaf_out_of_place")
-            if computed.ok:
-                return computed, "original", (
-                    "the original writes in place, in grad mode, leaf tensors that require grad and that are not "
-                    "its inputs (weights or inputs it creates): reference run with those writes computed out of "
-                    "place, as the fixes compute them (each on a copy bound to the name it writes through, an op's "
-                    "`inplace=True` turned off), and private copies of the tensors autograd saved")
-            tried.append(("with its writes to its own leaves out of place", _short(computed.error)))
-        updates = run("run_side", original, job, device, "original_leaf_updates", "leaf_updates")
-        if updates.ok:
-            return updates, "original", (
-                "the original writes in place, in grad mode, leaf tensors that require grad and that are not its "
-                "inputs (parameters, weights it creates): reference run with those writes under torch.no_grad(), "
-                "read as updates of state, and an op's `inplace=True` on them turned off, read as the activation "
-                "it computes")
-        tried.append(("with writes to its own leaves under no_grad", _short(updates.error)))
+            readings.insert(0, ("leaf_out_of_place", "computed out of place, as the fixes compute them (each on a copy "
+                                "bound to the name it writes through, an op's `inplace=True` turned off), and private "
+                                "copies of the tensors autograd saved",
+                                "with its writes to its own leaves out of place"))
+        for mode, how, tried_as in readings:
+            side = run("run_side", original, job, device, f"original_{mode}", mode)
+            if side.ok:
+                return side, "original", ("the original writes in place, in grad mode, leaf tensors that require grad "
+                                          "and that are not its inputs (parameters, weights or inputs it creates): "
+                                          f"reference run with those writes {how}")
+            tried.append((tried_as, _short(side.error)))
     if has_inputs:
         functional = run("run_side", original, job, device, "original_functionalize", "functionalize")
         if functional.ok:
