@@ -159,3 +159,53 @@ def test_a_call_returning_a_tuple_is_never_cloned_whole(unsafe: bool) -> None:
     else:
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             namespace["main"]()  # no safe fix applies: the program is left as it was
+
+
+ALIASED_LEAF_ACTIVATION = '''\
+import torch
+import torch.nn.functional as F
+
+
+def act():
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, requires_grad=True)
+    inp = x
+    x = F.relu(x, inplace=True)
+    return inp, x
+
+
+def main():
+{body}
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("contexts", ["grad", "grad_and_no_grad"])
+def test_dropping_inplace_on_an_aliased_leaf_is_safe_only_where_every_run_raises(contexts: str) -> None:
+    """`inp = x`, then `F.relu(x, inplace=True)` on a leaf that requires grad: run in grad mode, PyTorch refuses
+    the write every time, so `inp` never saw it and dropping `inplace=True` is safe (the fixed program runs and
+    `inp` is the unwritten input). Also run under `no_grad`, the write happens there and `inp` sees it: dropping
+    it changes that run, so it stays unsafe (labelled by running both)."""
+    torch = pytest.importorskip("torch")
+    body = "    return act()" if contexts == "grad" else \
+        "    with torch.no_grad():\n        seen = act()\n    return seen, act()"
+    text = ALIASED_LEAF_ACTIVATION.format(body=body)
+    namespace: dict = {}
+    exec(compile(text, "p.py", "exec"), namespace)  # noqa: S102 (our own program)
+    with torch.no_grad():
+        inp, out = namespace["act"]()
+    assert torch.equal(inp, out) and bool((inp >= 0).all())  # under no_grad the alias sees the write
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        namespace["act"]()  # in grad mode every run raises
+    fixed = fix_text(text, "p.py", Settings()).source
+    if contexts == "grad":
+        assert "x = F.relu(x)\n" in fixed
+        exec(compile(fixed, "p.py", "exec"), namespace)  # noqa: S102
+        inp, out = namespace["main"]()
+        assert bool((inp < 0).any()) and bool((out >= 0).all())
+    else:
+        assert fixed == text  # only an unsafe fix applies
+        assert "x = F.relu(x)\n" in fix_text(text, "p.py", Settings(unsafe_fixes=True)).source
