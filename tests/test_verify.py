@@ -208,6 +208,44 @@ def test_leaf_writes_fixed_out_of_place_verify_against_the_out_of_place_reading(
     assert "read as updates of state" in rows["sgd.py"]["reason"]
 
 
+PSEUDO_LABEL = """\
+import torch
+import torch.nn.functional as F
+
+
+def main():
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(5, 4)
+    logits = lin(torch.randn(6, 5))
+    probs = logits.softmax(dim=-1)
+    target = probs.detach()
+    target[target < 0.3] = 0.0
+    ce = -(target * F.log_softmax(logits, dim=-1)).sum(dim=-1).mean()
+    entropy = -(probs * probs.log()).sum(dim=-1).mean()
+    (ce + 0.1 * entropy).backward()
+    return {"target": target, "grad": lin.weight.grad}
+"""
+
+
+def test_a_write_through_detach_is_read_as_a_write_to_a_copy():
+    """A pseudo-label sharpened in place through `probs.detach()` also writes `probs` (softmax's saved output and
+    the entropy term's input). A fix of such a write is compared with the original whose `.detach()` is a copy: the
+    fix that writes a copy is proved, one that drops the write fails."""
+    from fixinplace.verify import FilePair, verify_pairs
+
+    fixes = [{"line": 12, "code": "FIP101", "strategy": "setitem_out_of_place", "applicability": "safe"}]
+    copied = PSEUDO_LABEL.replace("target[target < 0.3] = 0.0", "target = target.masked_fill(target < 0.3, 0.0)")
+    dropped = PSEUDO_LABEL.replace("    target[target < 0.3] = 0.0\n", "")
+    report = verify_pairs([FilePair("copy.py", PSEUDO_LABEL, copied, {12: ["FIP101"]}, fixes, detach_writes=True),
+                           FilePair("drop.py", PSEUDO_LABEL, dropped, {12: ["FIP101"]}, fixes, detach_writes=True)],
+                          entry="main", device="cpu")
+    rows = {r["path"]: r for r in report.results}
+    assert rows["copy.py"]["status"] == "verified", rows["copy.py"]
+    assert rows["copy.py"]["max_abs_diff"] == {"outputs": 0.0, "grads": 0.0}
+    assert "each `.detach()` a copy" in rows["copy.py"]["reason"]
+    assert rows["drop.py"]["status"] == "failed", rows["drop.py"]
+
+
 def test_wrong_rewrite_is_failed():
     from fixinplace.verify import FilePair, verify_pairs
 

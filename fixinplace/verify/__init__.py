@@ -44,6 +44,7 @@ class FilePair:
     # of each such file (by real path), and the lines of this file's calls whose fixes they hold.
     others: dict[str, str] = field(default_factory=dict)
     calls: list[int] = field(default_factory=list)
+    detach_writes: bool = False  # a fix repairs a write through `y.detach()` by writing a copy instead
 
     @property
     def strategies(self) -> list[str]:
@@ -140,7 +141,8 @@ def verify_pairs(pairs: list[FilePair], *, entry: str | None = None, inputs: str
                          "entry": entry_name, "inputs": inputs_name or "", "devices": [device], "synth": synth,
                          "fallback": fallback, "root": root if via is None else declared_inputs(via.path)[1],
                          "strategies": sorted(set(pair.strategies) | set(runs.strategies)), "overlays": overlays,
-                         "purposes": on_purpose(pair.fixes + (via.fixes if via is not None else []))})
+                         "purposes": on_purpose(pair.fixes + (via.fixes if via is not None else [])),
+                         "detach_writes": pair.detach_writes or (via is not None and via.detach_writes)})
             through = "its run as a script" if entry_name == MODULE else f"{entry_name}()"
             plan.append((pair, covers, job_id, f"through {via.path}'s {through}" if via is not None else ""))
 
@@ -284,7 +286,11 @@ def pair_of(path: str, original: str, patched: str, applied: list) -> FilePair:
     fixes = [{"line": d.line, "code": d.code, "strategy": d.fix.strategy if d.fix is not None else "",
               "applicability": str(d.fix.applicability if d.fix is not None else Applicability.SAFE)}
              for d in applied]
-    return FilePair(path, original, patched, codes, fixes)
+    # A write through `y.detach()` fixed by writing a copy (unsafe: `y` no longer sees it); a safe fix keeps the
+    # write reaching `y` (`y = y.clone()` before it), the original's meaning.
+    detach_writes = any(d.facts is not None and d.facts.through_detach and d.fix is not None
+                        and d.fix.applicability == Applicability.UNSAFE for d in applied)
+    return FilePair(path, original, patched, codes, fixes, detach_writes=detach_writes)
 
 
 __all__ = ["DEFAULT_MEMORY", "DEFAULT_TIMEOUT", "DEVICES", "FilePair", "SCRIPT_ENTRY", "VerifyReport", "defines",

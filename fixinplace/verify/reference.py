@@ -43,8 +43,8 @@ import torch.nn.functional as F
 
 from fixinplace.verify.compare import compare, flatten
 from fixinplace.verify.inputs import Call, factory_call, module_globals, one_line, resolve, seed_all, synth_call
-from fixinplace.verify.oracles import (FD_STEP, FD_TOLERANCE, LeafUpdates, fd_feasible, fd_gradients,
-                                       float_outputs, summed)
+from fixinplace.verify.oracles import (FD_STEP, FD_TOLERANCE, DetachCopies, LeafUpdates, fd_feasible,
+                                       fd_gradients, float_outputs, summed)
 from fixinplace.verify.overlay import other_files
 
 DIRECTIONS = 4  # random directions of the directional cross-check (when there are too many inputs for all of them)
@@ -137,7 +137,7 @@ def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain"
     it printed; never raises. `mode` as `run_side`'s, of those that need no inputs."""
     side = Side()
     wrap = _WRAPS.get(mode, contextlib.nullcontext)
-    if mode not in ("plain", "saved_copies", "allow_mutation", *LEAF_READINGS):
+    if mode not in ("plain", "saved_copies", "allow_mutation", "detach_copies", *LEAF_READINGS):
         side.error, side.stage = f"not for a whole script: {mode}", "call"
         return side
     printed = io.StringIO()
@@ -286,7 +286,8 @@ def saved_tensor_copies():
 # The leaves' out-of-place reading keeps every saved tensor intact too: the copy a write lands on may be written
 # again after an op saved it (`x.sub_(mu).div_(x.std(0))`: `std` saves the centred copy `div_` then writes).
 _WRAPS = {"allow_mutation": torch.autograd.graph.allow_mutation_on_saved_tensors, "saved_copies": saved_tensor_copies,
-          "copy_parameters": saved_tensor_copies, "leaf_out_of_place": saved_tensor_copies}
+          "copy_parameters": saved_tensor_copies, "leaf_out_of_place": saved_tensor_copies,
+          "detach_copies": saved_tensor_copies}
 
 
 @contextlib.contextmanager
@@ -323,7 +324,10 @@ LEAF_READINGS = ("leaf_updates", "leaf_out_of_place")
 
 
 def _leaf_reading(mode: str, arguments=()):
-    """The `LeafUpdates` mode of a leaf reading, or a context that does nothing for the other modes."""
+    """The `LeafUpdates` mode of a leaf reading, `DetachCopies` for "detach_copies", or a context that does nothing
+    for the other modes."""
+    if mode == "detach_copies":
+        return DetachCopies()
     if mode not in LEAF_READINGS:
         return contextlib.nullcontext()
     return LeafUpdates(arguments, out_of_place=mode == "leaf_out_of_place")
@@ -501,6 +505,21 @@ def _reads_as_update(job: dict) -> bool:
     return not strategies or "wrap_no_grad" in strategies
 
 
+def _through_detach(job: dict, device: str, run) -> tuple[Side, str, str] | None:
+    """For fixes that write a copy where the original writes through `y.detach()` (which writes `y` too, seldom
+    what such code means): the original with each `.detach()` returning a copy and private copies of saved
+    tensors, when it runs; else None."""
+    if not job.get("detach_writes"):
+        return None
+    side = run("run_side", job["original"], job, device, "original_detach_copies", "detach_copies")
+    if not side.ok:
+        return None
+    return side, "saved_tensor_copies", ("the original writes through `.detach()`, which also writes the tensor it "
+                                         "detaches: reference run with each `.detach()` a copy (as `.detach()."
+                                         "clone()`), as the fixes compute it, and private copies of the tensors "
+                                         "autograd saved")
+
+
 def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
     """(reference side or None, reference label, note or reason-for-skipping); `run(step, *args)` runs a step that
     runs user code (`fixinplace.verify.steps`, in the job's runner)."""
@@ -513,11 +532,13 @@ def reference(job: dict, device: str, run) -> tuple[Side | None, str, str]:
         if copies.ok:
             same, why, _ = compare(plain.entries, copies.entries, device)
             if not same:
-                return (copies, "saved_tensor_copies", "the original runs but silently differs from its run with "
-                        f"private copies of the tensors autograd saved ({why})")
+                return _through_detach(job, device, run) or (
+                    copies, "saved_tensor_copies", "the original runs but silently differs from its run with "
+                    f"private copies of the tensors autograd saved ({why})")
         return plain, "original", ""
     if copies.ok:
-        return copies, "saved_tensor_copies", f"the original raises: {_short(plain.error)}"
+        return _through_detach(job, device, run) or (
+            copies, "saved_tensor_copies", f"the original raises: {_short(plain.error)}")
     tried = [("with private copies of its saved tensors", _short(copies.error))]
     mutation = copies
     if not copies.leaf_error:  # code that refuses saved-tensor hooks (`disable_saved_tensors_hooks`)
