@@ -181,10 +181,10 @@ class OpEntry:
         # The result's dtype against its floating-point tensor inputs' (which share one), as measured: "input" (the
         # same: exp, amax, matmul, ...), a dtype name ("bool" for eq, "int64" for argmax), "sometimes", or None.
         self.dtype: str | None = op.get("dtype")
-        # Under `torch.autocast("cpu")` (bfloat16), with float32 inputs: True when what it keeps of them is a cast
-        # copy (none is kept as itself), False when one is kept as itself, None when it keeps none either way.
-        self.autocast: bool | None = op.get("autocast")
-        self.autocast_on: dict[str, bool | None] = _autocast_on(self.autocast, overlay)
+        # Per device, under its autocast (`torch.autocast("cpu")`, bfloat16; `"cuda"`, float16), with float32
+        # inputs: True when what it keeps of them is a cast copy (none is kept as itself), False when one is kept as
+        # itself, None when it keeps none either way.
+        self.autocast_on: dict[str, bool | None] = _autocast_on(op.get("autocast"), overlay)
         self.inplace_param: bool = bool(ref.get("inplace_param", False))
         sig = ref.get("signature")
         self.signature: list[str] | None = list(sig) if sig is not None else None
@@ -512,8 +512,8 @@ class ModuleEntry:
         self.parameters: list[str] = list(data["parameters"])
         self.buffers: list[str] = list(data["buffers"])
         self.dtype: str | None = data.get("dtype")  # the output's dtype against the input's (as OpEntry.dtype)
-        self.autocast: bool | None = data.get("autocast")  # as OpEntry.autocast, its inputs and parameters
-        self.autocast_on: dict[str, bool | None] = _autocast_on(self.autocast, overlay)
+        # as OpEntry.autocast_on, for its inputs and parameters
+        self.autocast_on: dict[str, bool | None] = _autocast_on(data.get("autocast"), overlay)
         self._samples: list[Mapping[str, Any]] = data["samples"]
         # The most tensors a call returned (`nn.LSTM`: its output and `(h, c)`, 3): above 1 the call's result is a
         # tuple, not the output tensor itself.

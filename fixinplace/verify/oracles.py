@@ -125,16 +125,11 @@ class LeafUpdates(TorchFunctionMode):
 class DetachCopies(TorchFunctionMode):
     """`.detach()` (and `torch.detach`) return a copy rather than a tensor sharing the storage and version counter:
     the reading of a program that writes through `y.detach()` (a pseudo-label sharpened in place) as writing a
-    copy, which is what such code means and what its fixes compute; counts the detaches."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
+    copy, which is what such code means and what its fixes compute."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if getattr(func, "__name__", "") == "detach" and isinstance(out, torch.Tensor):
-            self.count += 1
             return out.clone()
         return out
 

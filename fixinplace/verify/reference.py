@@ -141,7 +141,7 @@ def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain"
         side.error, side.stage = f"not for a whole script: {mode}", "call"
         return side
     printed = io.StringIO()
-    updates = _leaf_reading(mode)
+    updates = _reading(mode)
     try:
         seed_all()
         with on_device(device), wrap(), contextlib.redirect_stdout(printed), updates:
@@ -150,8 +150,9 @@ def run_script(text: str, job: dict, device: str, role: str, mode: str = "plain"
         side.error = one_line(e)
         side.stage = "import" if isinstance(e, (ImportError, SyntaxError)) else "call"
         return side
-    if mode in LEAF_READINGS and _unread(updates):
-        side.error, side.stage = _unread(updates), "call"
+    unread = _unread(updates) if mode in LEAF_READINGS else ""
+    if unread:
+        side.error, side.stage = unread, "call"
         return side
     side.entries = script_state(module, top_level_names(job["original"]))
     if printed.getvalue():  # nothing printed is no output to compare (a missing one on one side is a difference)
@@ -319,13 +320,13 @@ def parameter_copies(args: list):
 
 
 #: The two readings of a program's writes to leaves it creates (`oracles.LeafUpdates`): as updates of state under
-#: no_grad, or, for augmented assignments, computed out of place.
+#: no_grad, or computed out of place (each on a copy bound to the name it writes through).
 LEAF_READINGS = ("leaf_updates", "leaf_out_of_place")
 
 
-def _leaf_reading(mode: str, arguments=()):
-    """The `LeafUpdates` mode of a leaf reading, `DetachCopies` for "detach_copies", or a context that does nothing
-    for the other modes."""
+def _reading(mode: str, arguments=()):
+    """The `TorchFunctionMode` a run mode reads the program's writes with: `LeafUpdates` for a leaf reading,
+    `DetachCopies` for "detach_copies", or a context that does nothing for the other modes."""
     if mode == "detach_copies":
         return DetachCopies()
     if mode not in LEAF_READINGS:
@@ -379,7 +380,7 @@ def _run_side(text: str, job: dict, device: str, role: str, mode: str) -> Side:
                 leaf_ids = {id(t) for _, t in call.leaves}
                 args = [a.clone() if isinstance(a, torch.Tensor) and id(a) in leaf_ids else a for a in args]
             side.stage = "call"
-            updates = _leaf_reading(mode, args)
+            updates = _reading(mode, args)
             swapped = parameter_copies(args) if mode == "copy_parameters" else contextlib.nullcontext()
             with updates, swapped:
                 seed_all()
@@ -394,8 +395,9 @@ def _run_side(text: str, job: dict, device: str, role: str, mode: str) -> Side:
                     side.note = f"no input gradients: the entry runs its own backward ({_short(one_line(e))})"
             side.leaves = len(call.leaves) if grads else 0  # no gradients taken: nothing to cross-check
             side.entries = _entries(out, call, grads, module)
-            if mode in LEAF_READINGS and _unread(updates):
-                side.error = _unread(updates)
+            unread = _unread(updates) if mode in LEAF_READINGS else ""
+            if unread:
+                side.error = unread
                 return side
         side.stage = ""
     except BaseException as e:

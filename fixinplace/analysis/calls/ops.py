@@ -56,7 +56,6 @@ INDEX_OUTPUTS = {name: 1 for name in ("topk", "sort", "kthvalue", "mode", "media
                                       "max", "min", "unique", "unique_consecutive", "frexp")}
 
 
-
 def _autocast_casts(casts_on: Mapping[str, bool | None], device: str | None) -> tuple[bool | None, str | None]:
     """Whether a region on `device` casts an op's float32 inputs, from what the tables measured per device: True or
     False, or None when that depends on what the file does not show (a device chosen at run time where the
@@ -71,6 +70,7 @@ def _autocast_casts(casts_on: Mapping[str, bool | None], device: str | None) -> 
         return False, None
     keeps = [d for d, casts in casts_on.items() if casts is not True]
     return None, keeps[0] if device is None and len(keeps) == 1 else None
+
 
 class TensorOpsMixin:
     """Tensor ops, the saved-tensor events and operators."""
