@@ -164,6 +164,9 @@ class WriteFacts:
     # every run of the write wrote a leaf that requires grad, in grad mode: PyTorch refuses it each time, so no
     # reader (an alias, a view's base, a caller) ever sees what it writes
     raises_always: bool = False
+    # a write to an element of a container (`laterals[i - 1] += up`) whose tensor only that container holds: a
+    # local list of the writing function, the tensor made there, no name or caller sharing it
+    element_private: bool = False
     # in some run, the written tensor comes from a caller the file does not show (an argument of a function
     # nobody here calls): what else saved it is unknown
     target_unknown: bool = False

@@ -314,6 +314,7 @@ class Reporter:
             index_kind=setting.index_kind, index_text=setting.index_text, index_parts=setting.index_parts,
             leaf_kind=runs.leaf_kind, after_backward=runs.after_backward, target_unknown=runs.target_unknown,
             raises_always=bool(runs.raises_always),
+            element_private=bool(runs.element_private),
             module_ctor=setting.module_ctor, inplace_literal=setting.inplace_literal,
             module_condition=setting.module_condition,
             shares_array=runs.shares_array, extra=setting.extra,

@@ -209,6 +209,9 @@ class SiteRuns:
     after_backward: bool = False  # in some run that leaf already had a .grad (an update after a backward)
     shares_array: Optional[Span] = None  # FIP105: the call that made the tensor share a NumPy array's memory
     raises_always: Optional[bool] = None  # every run wrote a leaf that requires grad, in grad mode: each raised
+    # a write to a container's element: in every run only the container held the tensor, a local list of the
+    # writing function, and the tensor was made there (`fixinplace.analysis.holders.element_private`)
+    element_private: Optional[bool] = None
 
 
 @dataclass(eq=False, slots=True)

@@ -151,11 +151,13 @@ def _silent(f: WriteFacts, style: str) -> list[Candidate]:
 
 
 def _local(f: WriteFacts) -> bool:
-    """A local name nothing else aliases, or an argument no caller in the file can see written (every call uses
-    the result and passes a temporary, or a name it rebinds or never reads again): rebinding it changes what no
-    other reader sees."""
+    """A local name nothing else aliases, an argument no caller in the file can see written (every call uses
+    the result and passes a temporary, or a name it rebinds or never reads again), or an element of a local
+    container that alone holds a tensor made there: rebinding it changes what no other reader sees."""
     if f.root_kind == "argument":
         return f.argument_private and not f.through_view
+    if f.root_kind == "element":
+        return f.element_private and not f.aliased
     return f.root_kind == "local" and not f.aliased
 
 
@@ -236,7 +238,7 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
         out += _without_grad(f)
         out += _clone_at_save(f)
         return out + _move_after_backward(f)
-    elif line is not None and _rebindable(f) and f.root_kind != "element":
+    elif line is not None and _rebindable(f) and (f.root_kind != "element" or _local(f)):
         out += _out_of_place(f, line) + _setitem(f, line, style)
     rebinds = f.form in (WriteForm.METHOD, WriteForm.AUGASSIGN, WriteForm.SETITEM)
     clones = _clone_before(f, line) if rebinds and line is not None else []
@@ -249,7 +251,7 @@ def _saved(f: WriteFacts, style: str) -> list[Candidate]:
         # so keeping that reach (a clone where `y` was saved) is no fix: the copy is, unsafe.
         out += _clone_at_save(f)
     out += [c for c in clones if c not in early]
-    if line is not None and _rebindable(f) and f.root_kind == "element":
+    if line is not None and _rebindable(f) and f.root_kind == "element" and not _local(f):
         out += _out_of_place(f, line)  # unsafe (another holder of the element's tensor): after the exact clones
     return out + _move_after_backward(f)
 

@@ -32,7 +32,7 @@ from fixinplace.analysis.values import (
     truth_value,
 )
 
-from fixinplace.analysis import dtypes, strings
+from fixinplace.analysis import dtypes, holders, strings
 from fixinplace.analysis.calls.common import NONE_LITERAL, NOT_NONE, ArgFact
 from fixinplace.analysis.events import InputReused, LeafWritten, SaveInvalidated, TensorWritten
 from fixinplace.analysis.frame import Frame
@@ -192,8 +192,16 @@ class TensorOpsMixin:
         based_elsewhere = value.view and root and (value.group.origin in ("param", "buffer", "arg") or (
             value.group.named and value.group.label != root))
         runs = site.runs
-        if len(names) > 1 or value.maybe_groups or based_elsewhere:
+        kind = site.setting.root_kind
+        container = holders.container_of(_parsed(root)) if kind == "element" else ""
+        scope, stmt = self.interp.current_scope, self.interp.current_statement
+        if len(names) > 1 or value.maybe_groups or based_elsewhere or (
+                kind != "other" and holders.held_elsewhere(frame, value, container, root, scope, stmt)):
             runs.aliased = True
+        if kind == "element":
+            running = {getattr(node, "name", "") for node in self.interp.call_stack[:-1]}
+            private = holders.element_private(frame, value, container, scope, stmt, running)
+            runs.element_private = runs.element_private is not False and private
         # A NumPy array sharing a tensor's memory is written through, but is no tensor: no tensor rewrite applies.
         runs.target_is_tensor = runs.target_is_tensor is not False and value.is_tensor is True \
             and value.group.origin != "numpy"
@@ -648,3 +656,11 @@ class TensorOpsMixin:
         fake.end_lineno, fake.end_col_offset = stmt.end_lineno, stmt.end_col_offset
         result = self.binop(fake, current, rhs, frame)
         self.interp.assign(target, result, frame, stmt)
+
+
+def _parsed(text: str) -> ast.AST | None:
+    """The expression a write's root text spells (`laterals[i - 1]`), or None."""
+    try:
+        return ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
