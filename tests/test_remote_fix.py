@@ -569,6 +569,58 @@ def test_fix_of_the_caller_alone_names_the_file_its_write_is_in(tmp_path):
     assert _check(tmp_path) == []
 
 
+STEPS = """
+    def update(critic, actor, opt_c, x):
+        c_loss = critic(x).square().mean()
+        actor_loss = -critic(actor(x)).mean()
+        c_loss.backward()
+        opt_c.step()
+        return actor_loss
+"""
+
+SQUASH = """
+    import torch
+
+
+    def squash(x):
+        y = torch.sigmoid(x)
+        y += 1
+        return y
+"""
+
+STEPPING_PROGRAM = """
+    import torch
+    import torch.nn as nn
+
+    from helpers import squash
+    from steps import update
+
+
+    def main():
+        torch.manual_seed(0)
+        critic = nn.Linear(3, 1)
+        actor = nn.Linear(3, 3)
+        opt_c = torch.optim.SGD(critic.parameters(), lr=0.1)
+        x = torch.randn(4, 3)
+        actor_loss = update(critic, actor, opt_c, x)
+        actor_loss.backward()
+        w = torch.randn(3, requires_grad=True)
+        squash(w).sum().backward()
+"""
+
+
+def test_what_remains_after_fixes_names_the_files_of_the_run(tmp_path):
+    """`fix` (without `--apply`) analyses the caller again against the fixed text of the helper it imports, in a
+    temporary copy of the files: the hazard that remains (a step in steps.py, which no fix moves across the two
+    functions) is a call of a file of the run, named by its own path, never by that copy's."""
+    _write(tmp_path, {"steps.py": STEPS, "helpers.py": SQUASH, "program.py": STEPPING_PROGRAM})
+    proc = cli("fix", ".", cwd=tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "y = y + 1" in output, output
+    assert "1 remains" in output and "fixinplace-shadow" not in output, output
+    assert "this run does not include" not in output, output
+
+
 # A loss object (not a module) that steps the model it is given, then builds the critic's loss on the model's
 # output: the critic's backward runs through the model's weights the step just rewrote.
 CRITIC_LOSS = """

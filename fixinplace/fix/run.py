@@ -210,7 +210,10 @@ def settle(report: FixReport, settings: Settings) -> None:
                 if deps and not report.apply:
                     shadow = shadow or _Shadow(final)
                     at = shadow.place(o.path, data, dependency_files(o.path, code_text(o.path, data)))
-                o.remaining = _offered(data, o.path, reported_hazards(data, o.path, settings, at), settings, at)
+                found = reported_hazards(data, o.path, settings, at)
+                if at is not None:
+                    found = [shadow.restored(d) for d in found]
+                o.remaining = _offered(data, o.path, found, settings, at)
                 o.exact = True
             except (SourceError, OSError):
                 continue
@@ -241,6 +244,25 @@ class _Shadow:
         absolute = os.path.abspath(path)
         drive, rest = os.path.splitdrive(absolute)
         return os.path.join(self.root, drive.replace(":", ""), rest.lstrip("\\/"))
+
+    def original(self, path: str) -> str:
+        """The path a file placed in the tree stands for (any other path as it is)."""
+        prefix = os.path.join(self.root, "")
+        if not path.startswith(prefix):
+            return path
+        rest = path[len(prefix):]
+        if os.name == "nt":
+            drive, _, tail = rest.partition(os.sep)
+            return f"{drive}:{os.sep}{tail}"
+        return os.sep + rest
+
+    def restored(self, d: Diagnostic) -> Diagnostic:
+        """A diagnostic of a file analysed in the tree, naming the files its call writes in by their own paths
+        (not their copies here, which are gone when the run ends)."""
+        if d.facts is None or not d.facts.remotes:
+            return d
+        remotes = tuple(replace(r, path=self.original(r.path)) for r in d.facts.remotes)
+        return replace(d, facts=replace(d.facts, remotes=remotes))
 
     def _put(self, path: str | os.PathLike, data: bytes | None) -> None:
         absolute = os.path.abspath(path)
