@@ -148,8 +148,130 @@ _FPN = """
             FPN()([torch.randn(1, 4, 8, 8), torch.randn(1, 4, 4, 4), torch.randn(1, 4, 2, 2)]).backward()
 """
 
+# A model that turns its modules in place after building them (MVANet's loop over `self.modules()`, 22 modules).
+_MODULES_LOOP = """
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear1 = nn.Linear(4, 8)
+            self.linear2 = nn.Linear(8, 4)
+            self.dropout = nn.Dropout(0.5%s)
+
+        def forward(self, x):
+            return x + self.linear2(self.dropout(F.relu(self.linear1(x))))
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.Sequential(*[Block() for _ in range(5)])
+            for m in self.modules():
+                if isinstance(m, nn.ReLU) or isinstance(m, nn.Dropout):
+                    m.inplace = %s
+
+        def forward(self, x):
+            return self.blocks(x)
+
+
+    def main():
+        Net()(torch.randn(3, 4)).sum().backward()
+"""
+
+# PointNet++'s `model.apply(inplace_relu)`: the function sets `inplace` on the modules whose class name matches.
+_APPLY = """
+    def inplace_relu(m):
+        classname = m.__class__.__name__
+        if classname.find(%r) != -1:
+            m.inplace = True
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(4, 8)
+            self.act = nn.ReLU()
+            self.fc2 = nn.Linear(8, 1)
+
+        def forward(self, x):
+            return self.fc2(self.act(torch.sigmoid(self.fc1(x))))
+
+
+    def main():
+        net = Net()
+        net.apply(inplace_relu)
+        net(torch.randn(3, 4)).sum().backward()
+"""
+
+# A file-defined optimizer (SAM): `super().__init__(params, defaults)` makes `param_groups`, whose parameters
+# `first_step` perturbs in place; the second backward must be of a loss computed after that.
+_SAM = """
+    class SAM(torch.optim.Optimizer):
+        def __init__(self, params, base_optimizer, rho=0.05, **kwargs):
+            defaults = dict(rho=rho, **kwargs)
+            super().__init__(params, defaults)
+            self.base_optimizer = base_optimizer(self.param_groups, **kwargs)
+            self.param_groups = self.base_optimizer.param_groups
+
+        @torch.no_grad()
+        def first_step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    self.state[p]["old_p"] = p.data.clone()
+                    p.add_(p.grad * group["rho"])
+
+        @torch.no_grad()
+        def second_step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    p.data = self.state[p]["old_p"]
+            self.base_optimizer.step()
+
+
+    def main():
+        torch.manual_seed(0)
+        net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        opt = SAM(net.parameters(), torch.optim.SGD, lr=0.1)
+        x = torch.randn(5, 4)
+        loss = net(x).square().mean()
+        loss.backward(retain_graph=True)
+        opt.first_step()
+        opt.zero_grad()
+        %s.backward()
+        opt.second_step()
+"""
+
+# A SAC policy's squashed Gaussian: `Normal(mean, std)` is no tensor, and `log_prob(...)` is a new tensor (writing
+# it in place is safe); the `tanh` of the sample saves its output (writing that raises).
+_SQUASHED_GAUSSIAN = """
+    from torch.distributions import Normal
+
+
+    def main():
+        torch.manual_seed(0)
+        net = nn.Linear(3, 4)
+        mean, log_std = net(torch.randn(5, 3)).chunk(2, dim=-1)
+        normal = Normal(mean, log_std.clamp(-5, 2).exp())
+        pre_tanh = normal.rsample()
+        action = torch.tanh(pre_tanh)
+        log_prob = normal.log_prob(pre_tanh)
+        %s
+        (log_prob.sum() + action.sum()).backward()
+"""
+
 # name -> (program defining main(), whether main() raises "modified by an inplace operation")
 PROGRAMS = {
+    "distribution_log_prob_written": (_SQUASHED_GAUSSIAN % "log_prob -= torch.log(1 - action.pow(2) + 1e-6)", False),
+    "distribution_sample_squashed_then_written": (_SQUASHED_GAUSSIAN % "action *= 2.0", True),
+    "optimizer_subclass_perturbs_before_second_backward": (_SAM % "loss", True),
+    "optimizer_subclass_second_loss_recomputed": (_SAM % "net(x).square().mean()", False),
+    "modules_loop_turns_dropout_in_place": (_MODULES_LOOP % ("", "True"), True),
+    "modules_loop_turns_dropout_out_of_place": (_MODULES_LOOP % (", inplace=True", "False"), False),
+    "apply_turns_relu_in_place": (_APPLY % "ReLU", True),
+    "apply_matches_no_module": (_APPLY % "Dropout", False),
     "sequential_subclass": ("""
         class Head(nn.Sequential):
             def __init__(self):

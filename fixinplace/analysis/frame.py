@@ -35,6 +35,9 @@ MAX_INLINE_DEPTH = 5
 MAX_CONSTRUCT_DEPTH = 10
 MAX_LOOP_PASSES = 3  # passes over a loop body the analysis cannot unroll
 MAX_UNROLL = 16
+# A loop over a model's modules (`for m in self.modules(): if isinstance(m, nn.Dropout): m.inplace = True`, weight
+# inits) runs once per module, so that each module keeps its own kind and flags: a model has hundreds.
+MAX_MODULE_UNROLL = 256
 STEP_BUDGET = 400_000  # abstract statement executions per file; beyond it calls stop being inlined
 
 

@@ -22,6 +22,7 @@ from fixinplace.analysis.calls.frameworks import entry_grad_mode
 from fixinplace.analysis.frame import (
     MAX_CONSTRUCT_DEPTH,
     MAX_LOOP_PASSES,
+    MAX_MODULE_UNROLL,
     MAX_UNROLL,
     Frame,
     join_envs,
@@ -788,7 +789,8 @@ class Interpreter:
     def stmt_For(self, stmt: ast.For, frame: Frame) -> None:
         iterable = self.eval(stmt.iter, frame)
         items = self.iteration_items(iterable)
-        if items is not None and len(items) <= MAX_UNROLL:
+        if items is not None and (len(items) <= MAX_UNROLL or (len(items) <= MAX_MODULE_UNROLL and all(
+                isinstance(item, (ModuleValue, InstanceValue)) for item in items))):
             for index, item in enumerate(items):
                 frame.loop_tags = frame.loop_tags + ((id(stmt), index),)
                 self.assign(stmt.target, item, frame, stmt)
@@ -993,6 +995,13 @@ class Interpreter:
         elif isinstance(base, TensorValue) and attr == "requires_grad":
             flag = value.truth if isinstance(value, ScalarValue) else None
             self.calls.set_requires_grad(base, flag, self.current_statement, "`.requires_grad = True`", frame)
+        elif isinstance(base, ModuleValue) and attr == "inplace" and getattr(base.entry, "inplace_param", False):
+            # `m.inplace = True` after construction (`for m in self.modules(): if isinstance(m, nn.Dropout): ...`):
+            # the module runs in place from now on; the literal is where the flag comes from.
+            truth = value.truth if isinstance(value, ScalarValue) else None
+            if truth is not None:
+                base.inplace = bool(truth)
+                base.inplace_origin = value.origin if truth else None
         elif isinstance(base, ModuleValue) and isinstance(value, TensorValue):
             if attr in base.params:
                 base.params[attr] = value

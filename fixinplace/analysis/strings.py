@@ -10,13 +10,16 @@ from __future__ import annotations
 import ast
 import string
 
-from fixinplace.analysis.values import ScalarValue, Value
+from fixinplace.analysis.values import ScalarValue, Value, constant_value
 
 MAX_LENGTH = 256
 # Methods of `str` that depend on nothing but their known arguments.
 PURE_METHODS = {"lower", "upper", "capitalize", "title", "strip", "lstrip", "rstrip", "replace", "removeprefix",
                 "removesuffix", "casefold", "swapcase"}
-FOLDED_METHODS = PURE_METHODS | {"format"}
+# Methods of `str` that answer a question about it (`classname.find("ReLU") != -1`: which modules a function given
+# to `model.apply` changes).
+QUERY_METHODS = {"find", "rfind", "startswith", "endswith", "count"}
+FOLDED_METHODS = PURE_METHODS | QUERY_METHODS | {"format"}
 
 
 def _plain(value: Value) -> object:
@@ -61,6 +64,9 @@ def str_method(receiver: ScalarValue, name: str, args: list, kwargs: dict) -> Sc
             if name == "replace" and len(template) * (1 + sum(len(v) for v in values)) > 4 * MAX_LENGTH:
                 return None
             return _short(getattr(template, name)(*values))
+        if name in QUERY_METHODS and not named and 1 <= len(values) <= 3 and isinstance(values[0], str) \
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in values[1:]):
+            return constant_value(getattr(template, name)(*values))
     except (IndexError, KeyError, ValueError, TypeError):
         return None
     return None

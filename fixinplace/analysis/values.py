@@ -586,6 +586,11 @@ class OptimizerValue(Value):
     params: list  # TensorValues
     fused: bool
     params_label: str  # e.g. "the parameters of `D`"
+    groups: list = field(default_factory=list)  # the param groups it was given (DictValues), when given as such
+
+    def param_groups(self) -> "SeqValue":
+        """`optimizer.param_groups`: the groups it was given, else one group holding every parameter."""
+        return SeqValue(list(self.groups) or [DictValue({"params": SeqValue(list(self.params))})])
 
 
 @dataclass(eq=False)
@@ -597,6 +602,16 @@ class FrameworkValue(Value):
     kind: str
     label: str
     saved: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class DistributionValue(Value):
+    """A `torch.distributions` object (`Normal(mean, std)`): no tensor; its methods compute new tensors from the
+    tensors it was built from (`calls/distributions.py`)."""
+
+    kind: str  # Normal, Categorical, ...
+    label: str
+    inputs: list  # TensorValues
 
 
 @dataclass(eq=False)

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from fixinplace.analysis.events import SaveInvalidated
 from fixinplace.diagnostics import Severity
-from fixinplace.facts import WriteFacts, WriteForm
+from fixinplace.facts import GradMode, WriteFacts, WriteForm
 from fixinplace.rules.base import Finding, Repairs, Rule
-from fixinplace.rules.wording import backward_at, save_text, saved_here, saved_remedy, shares
+from fixinplace.rules.wording import backward_at, inplace_module, save_text, saved_here, saved_remedy, shares
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,15 @@ class SavedTensorMutated(Rule):
         ctor = site.setting.module_ctor
         condition = site.setting.module_condition
         when = f"; it writes only when its {condition}, not known here, is not 0" if condition else ""
-        by = f" by `{site.op}` (the module built with `inplace=True` at line {ctor.line}{when})" if ctor else ""
+        by = f" by `{site.op}` ({inplace_module(site.setting)}{when})" if ctor else ""
+        if write.group.origin == "param" and site.setting.grad_mode == GradMode.OFF:
+            # A parameter updated by hand under no_grad (SAM's perturbation, a manual SGD step): it must stay a
+            # write in place, so the remedy is the order, as for an optimizer's step.
+            remedy = "This updates the parameter: run that backward before the update, or recompute the loss after it"
+        else:
+            remedy = saved_remedy(save, written)
         message = (f"in-place write to `{written}`{via}{by}: {what}; writing it in place makes the backward of "
-                   f"{backward} fail (\"modified by an inplace operation\"). {saved_remedy(save, written)}")
+                   f"{backward} fail (\"modified by an inplace operation\"). {remedy}")
         return Finding(severity, message, related, subject=written)
 
     def candidates(self, facts: WriteFacts, repairs: Repairs) -> list:

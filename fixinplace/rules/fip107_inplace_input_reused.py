@@ -9,6 +9,7 @@ from fixinplace.analysis.events import InputReused
 from fixinplace.diagnostics import Severity
 from fixinplace.facts import WriteFacts
 from fixinplace.rules.base import Finding, Repairs, Rule
+from fixinplace.rules.wording import inplace_module
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class InplaceInputReused(Rule):
     def finding(self, event: InputReused) -> Finding:
         site, root = event.site, event.root
         ctor = site.setting.module_ctor
-        by = f"`{site.op}` (the module built with `inplace=True` at line {ctor.line})" if ctor else f"`{site.op}`"
+        by = f"`{site.op}` ({inplace_module(site.setting)})" if ctor else f"`{site.op}`"
         message = (f"{by} writes `{root}` in place, and its result is bound to `{event.bound}`; `{root}` is read "
                    f"again afterwards, where it holds the written values, not the ones before the call. Nothing "
                    f"raises. If that read means the values before the call, do not write in place (`inplace=False`)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixinplace.analysis.values import AutocastDoubt, Save
+from fixinplace.analysis.values import AutocastDoubt, Save, SiteSetting
 from fixinplace.diagnostics import Related
 
 
@@ -84,3 +84,16 @@ def saved_here(save: Save) -> tuple[Related, ...]:
     if save.file:
         return ()
     return (Related(save.line, save.column, f"`{save.group.label}` saved for backward by `{save.op}` here"),)
+
+
+def inplace_module(setting: SiteSetting) -> str:
+    """How a message names a module that runs in place (its site's `module_ctor` is set): where it was built, and
+    where the `True` that turned it in place stands when that is another line (`m.inplace = True` in a loop over
+    `self.modules()`, a default)."""
+    ctor_line = setting.module_ctor.line
+    literal = setting.inplace_literal
+    elsewhere = dict(setting.extra).get("inplace_line")
+    literal_line = literal.line if literal is not None else int(elsewhere) if elsewhere else None
+    if literal_line is None or literal_line == ctor_line:
+        return f"the module built with `inplace=True` at line {ctor_line}"
+    return f"the module built at line {ctor_line}, run in place by the `True` at line {literal_line}"

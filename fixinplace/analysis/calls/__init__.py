@@ -11,6 +11,7 @@
 - `modules`: `torch.nn` modules, file-defined classes and `super()`;
 - `optimizers`: optimizer construction, `step()` and `zero_grad()`;
 - `frameworks`: AMP's GradScaler, Accelerate's Accelerator and Lightning's LightningModule;
+- `distributions`: `torch.distributions` objects and what their methods return;
 - `autograd_functions`: `apply` of a file-defined `torch.autograd.Function` and its `ctx`;
 - `configuration`: `argparse` parsers and what `parse_args()` returns;
 - `python_builtins`: Python builtins and dict methods;
@@ -36,6 +37,7 @@ from fixinplace.analysis.calls.indexing import IndexingMixin
 from fixinplace.analysis.calls.modules import ModulesMixin
 from fixinplace.analysis.calls.optimizers import OptimizersMixin
 from fixinplace.analysis.calls.frameworks import FrameworksMixin
+from fixinplace.analysis.calls.distributions import DistributionsMixin
 from fixinplace.analysis.calls.autograd_functions import AutogradFunctionsMixin
 from fixinplace.analysis.calls.configuration import ConfigurationMixin
 from fixinplace.analysis.calls.python_builtins import BuiltinsMixin
@@ -53,6 +55,7 @@ class CallHandler(
     ModulesMixin,
     OptimizersMixin,
     FrameworksMixin,
+    DistributionsMixin,
     AutogradFunctionsMixin,
     ConfigurationMixin,
     BuiltinsMixin,

@@ -14,6 +14,7 @@ from fixinplace.analysis.values import (
     BoundMethod,
     ClassValue,
     DictValue,
+    DistributionValue,
     FrameworkValue,
     FunctionValue,
     GradModeCtx,
@@ -39,6 +40,7 @@ from fixinplace.analysis import dtypes, strings
 from fixinplace.analysis.calls.arrays import ARRAY_METHODS
 from fixinplace.analysis.calls.common import const_bool
 from fixinplace.analysis.calls.configuration import PARSERS, ArgNamespaceValue, ArgParserValue
+from fixinplace.analysis.calls.distributions import is_distribution
 from fixinplace.analysis.calls.frameworks import framework_object
 from fixinplace.analysis.calls.modules import SuperValue
 from fixinplace.analysis.frame import Frame
@@ -84,6 +86,8 @@ class DispatchMixin:
     def attribute(self, base: Value, attr: str, node: ast.AST, frame: Frame) -> Value:
         """`base.attr`."""
         if isinstance(base, QualName):
+            if attr == "__name__":  # `m.__class__.__name__` of a torch module: its class's name
+                return ScalarValue(kind="str", constant=base.name.rsplit(".", 1)[-1])
             return QualName(f"{base.name}.{attr}")
         if isinstance(base, ModuleNamespace):
             found = base.env.get(attr)
@@ -92,6 +96,10 @@ class DispatchMixin:
             return found if found is not None else UNKNOWN
         if isinstance(base, TensorValue):
             return self.tensor_attribute(base, attr, node)
+        if isinstance(base, OptimizerValue) and attr == "param_groups":
+            return base.param_groups()
+        if isinstance(base, DistributionValue):
+            return self.distribution_attribute(base, attr, node, frame)
         if attr == "module" and self.wrapped_modules.get(id(base)) is base and not (
                 isinstance(base, InstanceValue) and attr in base.attrs):
             return base  # `model.module` of `model = DDP(net)`: the wrapped network itself
@@ -104,6 +112,8 @@ class DispatchMixin:
                 return base.buffers[attr]
             if attr == "training":
                 return truth_value(base.training)
+            if attr == "__class__" and base.entry is not None:
+                return QualName(f"torch.nn.{base.kind}")
             return MethodRef(base, attr)
         if isinstance(base, InstanceValue):
             if attr in base.attrs:
@@ -332,6 +342,8 @@ class DispatchMixin:
             self.record_write(frame, args[0], self.site(node, WriteForm.METHOD, last, written=written, frame=frame),
                               self._label(args[0], written or node), leaf_check=False)
             return args[0]
+        if is_distribution(name):
+            return self.make_distribution(name, args, kwargs, node)
         if name.startswith("torch.optim.") and last[:1].isupper() and "lr_scheduler" not in name:
             return self.make_optimizer(last, args, kwargs, node)
         if name.startswith("torch.nn.") and last[:1].isupper() and ".functional." not in name:
@@ -462,7 +474,7 @@ class DispatchMixin:
     def call_method(self, receiver: Value, name: str, args: list, kwargs: dict, node: ast.Call, frame: Frame) -> Value:
         """`receiver.name(...)` for any receiver."""
         if not isinstance(receiver, (TensorValue, ModuleValue, InstanceValue, OptimizerValue, SeqValue, DictValue,
-                                     SuperValue, FrameworkValue, ArgParserValue)) \
+                                     SuperValue, FrameworkValue, ArgParserValue, DistributionValue)) \
                 or (isinstance(receiver, TensorValue) and receiver.is_tensor is None):
             self.interp.unresolved_method_modes.setdefault(name, set()).add(frame.grad_mode)
         if isinstance(receiver, TensorValue):
@@ -497,6 +509,8 @@ class DispatchMixin:
             return self.super_call(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, ArgParserValue):
             return self.parser_method(receiver, name, args, kwargs, node, frame)
+        if isinstance(receiver, DistributionValue):
+            return self.distribution_method(receiver, name, args, kwargs, node, frame)
         if isinstance(receiver, FrameworkValue):
             if receiver.kind == "autograd_ctx":
                 return self.autograd_ctx_method(receiver, name, args)

@@ -34,6 +34,7 @@ from fixinplace.analysis.values import (
 from fixinplace.analysis import dtypes
 from fixinplace.analysis.calls.common import const_bool
 from fixinplace.analysis.calls.frameworks import LIGHTNING_METHODS, is_lightning_class
+from fixinplace.analysis.calls.optimizers import is_optimizer_base
 from fixinplace.analysis.frame import Frame
 from fixinplace.facts import Span, WriteForm
 
@@ -196,6 +197,12 @@ class ModulesMixin:
         if name == "zero_grad":
             self.zero_grad(self.parameters_of(module), node)
             return SCALAR
+        if name == "apply" and args and isinstance(args[0], FunctionValue):
+            # `model.apply(fn)` calls `fn` on every submodule, then on the module (`m.inplace = True` for each
+            # ReLU, PointNet++'s `inplace_relu`; weight inits).
+            for each in [*self.submodules(module, recursive=True), module]:
+                self.call_function(args[0], [each], {}, node, frame)
+            return module
         if name in ("register_buffer", "register_parameter", "apply", "load_state_dict"):
             if name in ("register_buffer", "register_parameter") and isinstance(module, InstanceValue) and node.args:
                 key = node.args[0]
@@ -421,8 +428,10 @@ class ModulesMixin:
             origin = module.inplace_origin
             literal = Span(*self.report.span(origin)) if origin is not None and not self.report.file_of(origin) \
                 else None
+            # The line of a `True` set in another file still names it in the message (no rewrite goes there).
+            extra = (("inplace_line", str(origin.lineno)),) if origin is not None and literal is None else ()
             site = self.site(node, WriteForm.INPLACE_MODULE, op, module_ctor=ctor_span, inplace_literal=literal,
-                             written=written, frame=frame)
+                             written=written, frame=frame, extra=extra)
             if idle is None:
                 site.setting.module_condition = " ".join(f"`{name}`" for name in entry.inplace_idle_when_zero)
             self.record_write(frame, x, site, label, certain=not module.maybe_absent and idle is False)
@@ -526,6 +535,9 @@ class ModulesMixin:
         owner = sup.owner
         if isinstance(inst, InstanceValue) and isinstance(owner, ClassValue):
             for base in owner.bases:
+                if name == "__init__" and is_optimizer_base(base):
+                    self.optimizer_base_init(inst, args, kwargs)
+                    return SCALAR
                 container = container_kind(base)
                 if name == "__init__" and container is not None:
                     # `class MLP(nn.Sequential)` building its layers and passing them up: the instance holds

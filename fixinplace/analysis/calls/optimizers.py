@@ -5,11 +5,29 @@ from __future__ import annotations
 
 import ast
 
-from fixinplace.analysis.values import UNKNOWN, DictValue, OptimizerValue, ParamsValue, SeqValue, TensorValue, Value
+from fixinplace.analysis.values import (
+    UNKNOWN,
+    DictValue,
+    InstanceValue,
+    OptimizerValue,
+    ParamsValue,
+    QualName,
+    SeqValue,
+    TensorValue,
+    Value,
+)
 
 from fixinplace.analysis.calls.common import const_bool
 from fixinplace.analysis.frame import Frame
 from fixinplace.facts import WriteForm
+
+
+OPTIMIZER_BASES = {"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"}
+
+
+def is_optimizer_base(base: Value) -> bool:
+    """Whether a class base is `torch.optim.Optimizer` (a file-defined optimizer: SAM, Lamb, ...)."""
+    return isinstance(base, QualName) and base.name in OPTIMIZER_BASES
 
 
 class OptimizersMixin:
@@ -19,6 +37,8 @@ class OptimizersMixin:
         params_arg = args[0] if args else kwargs.get("params", UNKNOWN)
         params: list[TensorValue] = []
         label = "its parameters"
+        given = params_arg.items if isinstance(params_arg, SeqValue) else []
+        groups = list(given) if given and all(isinstance(item, DictValue) for item in given) else []
         if isinstance(params_arg, ParamsValue):
             params, label = list(params_arg.params), params_arg.label
         elif isinstance(params_arg, SeqValue):
@@ -39,7 +59,28 @@ class OptimizersMixin:
         elif isinstance(params_arg, TensorValue):
             params, label = [params_arg], f"`{params_arg.label}`"
         fused = any(k.arg == "fused" and const_bool(k.value) is True for k in node.keywords)
-        return OptimizerValue(kind=kind, label=f"<{kind}>", params=params, fused=fused, params_label=label)
+        return OptimizerValue(kind=kind, label=f"<{kind}>", params=params, fused=fused, params_label=label,
+                              groups=groups)
+
+    def optimizer_base_init(self, inst: InstanceValue, args: list, kwargs: dict) -> None:
+        """`super().__init__(params, defaults)` in a subclass of `torch.optim.Optimizer`: the instance's
+        `param_groups` hold the parameters it is given (one group, or the groups passed, each with the defaults),
+        so that its methods' loops `for group in self.param_groups: for p in group["params"]: p.add_(...)` write
+        those parameters (SAM's `first_step` perturbs the weights a graph saved)."""
+        params_arg = args[0] if args else kwargs.get("params", UNKNOWN)
+        defaults = args[1] if len(args) > 1 else kwargs.get("defaults", UNKNOWN)
+        shared = dict(defaults.items) if isinstance(defaults, DictValue) else {}
+        items = params_arg.items if isinstance(params_arg, SeqValue) else None
+        if items and all(isinstance(item, DictValue) for item in items):
+            groups = [DictValue({**shared, **item.items}) for item in items]
+        elif isinstance(params_arg, ParamsValue):
+            groups = [DictValue({**shared, "params": SeqValue(list(params_arg.params))})]
+        elif items is not None and all(isinstance(item, TensorValue) for item in items):
+            groups = [DictValue({**shared, "params": SeqValue(list(items))})]
+        else:
+            return  # parameters not known: the groups stay unknown
+        inst.attrs["param_groups"] = SeqValue(groups)
+        inst.attrs["defaults"] = defaults
 
     def optimizer_step(self, opt: OptimizerValue, node: ast.Call, frame: Frame) -> None:
         """`optimizer.step()`: every parameter that has a `.grad` is updated in place (silently when fused)."""
