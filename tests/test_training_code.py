@@ -262,8 +262,30 @@ _SQUASHED_GAUSSIAN = """
         (log_prob.sum() + action.sum()).backward()
 """
 
+# Two `if`s with the same test (REDQ's policy update every `delay` steps): the loss is built under the first and
+# its backward and step run under the second, so a backward never meets a loss of an earlier iteration after the
+# step. The number of steps is not known to the analysis.
+_SAME_TEST = """
+    def main():
+        torch.manual_seed(0)
+        pi = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1))
+        opt_pi = torch.optim.SGD(pi.parameters(), lr=0.1)
+        x = torch.randn(4, 3)
+        steps = int(torch.randint(4, 5, ()).item())
+        for i in range(steps):
+            if i %% 2 == 0:
+                pi_loss = pi(x).square().mean()
+            %s
+            if i %% 2 == 0:
+                pi_loss.backward(retain_graph=True)
+                opt_pi.step()
+"""
+
 # name -> (program defining main(), whether main() raises "modified by an inplace operation")
 PROGRAMS = {
+    "same_test_twice_is_one_decision": (_SAME_TEST % "pass", False),
+    # `i` rebound between the tests: the second may run where the first did not (a stale loss after the step).
+    "same_test_with_its_name_rebound_between": (_SAME_TEST % "i = 0", True),
     "distribution_log_prob_written": (_SQUASHED_GAUSSIAN % "log_prob -= torch.log(1 - action.pow(2) + 1e-6)", False),
     "distribution_sample_squashed_then_written": (_SQUASHED_GAUSSIAN % "action *= 2.0", True),
     "optimizer_subclass_perturbs_before_second_backward": (_SAM % "loss", True),

@@ -156,6 +156,64 @@ def _is_str_annotation(annotation: ast.AST | None) -> bool:
     return annotation is not None and ast.unparse(_strip_optional(annotation)) == "str"
 
 
+_DECISION_NODES = (ast.Name, ast.Attribute, ast.Constant, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp,
+                   ast.Subscript, ast.Tuple, ast.List, ast.Slice, ast.expr_context, ast.operator, ast.boolop,
+                   ast.unaryop, ast.cmpop)
+
+
+def _decision_reads(test: ast.expr) -> set[str] | None:
+    """The names and attribute chains a branch test reads (`i`, `self.delay`), when it reads nothing else: no call,
+    so that evaluating it twice with the same bindings gives the same truth; None otherwise."""
+    reads: set[str] = set()
+    for node in ast.walk(test):
+        if not isinstance(node, _DECISION_NODES):
+            return None
+        if isinstance(node, ast.Name):
+            reads.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            reads.add(ast.unparse(node))
+    return reads or None
+
+
+def _binds_any(stmt: ast.stmt, reads: set[str]) -> bool:
+    """Whether a statement (its nested blocks too) may rebind a name or attribute chain of `reads`, or a base of
+    one (`self.cfg = ...` rebinds `self.cfg.delay`)."""
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return True
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound = node.id
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            bound = ast.unparse(node if isinstance(node, ast.Attribute) else node.value)  # `cfg["k"] = v`: cfg
+        else:
+            continue
+        if any(read == bound or read.startswith(bound + ".") for read in reads):
+            return True
+    return False
+
+
+def same_decisions(body: list[ast.stmt]) -> dict[int, ast.If]:
+    """For each `if` of a block that repeats an earlier one's decision, that earlier `if` (by id of the later):
+    the same test, reading only names, attributes and constants (no call), and nothing from the earlier `if` to
+    the later one binding what it reads (REDQ's `if (i + 1) % delay == 0:` around the policy loss, then again
+    around its backward and step). Both take the same arm in every run, so on a path they are one decision."""
+    tests = [(index, stmt) for index, stmt in enumerate(body) if isinstance(stmt, ast.If)]
+    if len(tests) < 2:
+        return {}
+    found: dict[int, ast.If] = {}
+    seen: dict[str, tuple[int, ast.If, set[str]]] = {}  # test's shape -> (index, its `if`, what it reads)
+    for index, stmt in tests:
+        reads = _decision_reads(stmt.test)
+        if reads is None:
+            continue
+        shape = ast.dump(stmt.test)
+        earlier = seen.get(shape)
+        if earlier is not None and not any(_binds_any(between, reads) for between in body[earlier[0]:index]):
+            found[id(stmt)] = found.get(id(earlier[1]), earlier[1])
+        seen[shape] = (index, stmt, reads)
+    return found
+
+
 class Interpreter:
     """Runs one file abstractly and feeds hazards to the reporter."""
 
@@ -193,6 +251,8 @@ class Interpreter:
         # `if self.training:` statements (by node id) whose training flag was unknown: the arm that runs only in
         # eval mode. A backward assumed because a forward is trained never follows that arm.
         self.eval_arms: dict[int, int] = {}
+        self._decisions: dict[int, ast.If] = {}  # `if` statement id -> the `if` whose decision it repeats
+        self._decided_blocks: set[int] = set()  # ids of the statement lists `same_decisions` has looked at
 
     # ----------------------------------------------------------------------------------------------- driver
     def run(self) -> None:
@@ -430,6 +490,9 @@ class Interpreter:
     # ------------------------------------------------------------------------------------------ statements
     def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool:
         """Run statements in order; True when the block always leaves early (return/raise/break/continue)."""
+        if id(body) not in self._decided_blocks:
+            self._decided_blocks.add(id(body))
+            self._decisions.update(same_decisions(body))
         for stmt in body:
             if self.exec_stmt(stmt, frame):
                 return True
@@ -700,9 +763,10 @@ class Interpreter:
 
     def stmt_If(self, stmt: ast.If, frame: Frame) -> None | bool:
         test = self.eval(stmt.test, frame)
+        decision = self._decisions.get(id(stmt), stmt)
         if self.static_truth(test) is None and (arm := eval_arm(stmt.test)) is not None:
-            self.eval_arms[id(stmt)] = arm
-        return self.branch(stmt, frame, [stmt.body, stmt.orelse], test)
+            self.eval_arms[id(decision)] = arm
+        return self.branch(stmt, frame, [stmt.body, stmt.orelse], test, decision=decision)
 
     def eval_only(self, path: Path) -> bool:
         """Whether events on this path run only in eval mode (an arm of `if self.training:` that training never
@@ -713,13 +777,17 @@ class Interpreter:
                 return True
         return False
 
-    def branch(self, node: ast.AST, frame: Frame, arms: list[list[ast.stmt]], test: Value | None = None) -> bool:
-        """Run each arm from the same state, tagging events with the arm; merge the scopes that fall through."""
+    def branch(self, node: ast.AST, frame: Frame, arms: list[list[ast.stmt]], test: Value | None = None,
+               decision: ast.AST | None = None) -> bool:
+        """Run each arm from the same state, tagging events with the arm; merge the scopes that fall through.
+        `decision`: the earlier branch whose arm this one takes (`same_decisions`), whose key the arms share."""
         static = self.static_truth(test)
         if static is not None and len(arms) == 2:
             return self.exec_block(arms[0] if static else arms[1], frame)
-        key = (id(node), frame.loop_tags)
+        decision = decision if decision is not None else node
+        key = (id(decision), frame.loop_tags)
         self.report.branches[id(node)] = node
+        self.report.branches[id(decision)] = decision
         start_env = frame.env
         start_path = frame.path
         outs: list[dict] = []
@@ -771,6 +839,16 @@ class Interpreter:
                     qualified[id(g)] = ((key, frozenset(arm for arm, _ in seen)),) + inner
             if qualified:
                 value.group_arms = qualified
+            tensors = [(arm, v) for arm, v in per_arm if isinstance(v, TensorValue)]
+            common = frozenset.intersection(*(v.graph for _, v in tensors)) \
+                if len(tensors) == len(survivors) else frozenset()
+            graph_arms = {}
+            for item in value.graph - common:  # the saves some arm's value does not need (few: set difference)
+                present = [(arm, v) for arm, v in tensors if item in v.graph]
+                inner = (present[0][1].graph_arms or {}) if len(present) == 1 else {}
+                graph_arms[id(item)] = ((key, frozenset(arm for arm, _ in present)),) + inner.get(id(item), ())
+            if graph_arms:
+                value.graph_arms = graph_arms
 
     @staticmethod
     def static_truth(test: Value | None) -> bool | None:

@@ -272,6 +272,10 @@ class TensorValue(Value):
     # group it is on some arms only (`x = conv(x)`, then `if use_bn: x = bn(x)`: the conv output only when
     # `use_bn` is false). A write or a save through the value then happens on those arms only.
     group_arms: Optional[dict] = None
+    # After a branch, the same for the saves of its graph that only some arms made (id of the Save -> the path
+    # entries): `if c: loss = f(x)` keeps an earlier iteration's loss on the other arm, whose saves a backward on
+    # the arm that made the new one never needs.
+    graph_arms: Optional[dict] = None
 
     def view_named(self, label: str, grad_mode: Tri = None, **changes: object) -> "TensorValue":
         """A view of this tensor (its version counter, its graph) named `label`, made in `grad_mode` (None: not known

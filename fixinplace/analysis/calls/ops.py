@@ -295,8 +295,9 @@ class TensorOpsMixin:
         for tensor in self.interp.tensors_in(value):
             line = None if implicit or where else getattr(node, "lineno", None)
             saves = sorted((item for item in tensor.graph if isinstance(item, Save)), key=lambda s: s.seq)
+            arms = tensor.graph_arms or {}
             for save in saves:
-                if save in self.consumed or not compatible(save.path, frame.path):
+                if save in self.consumed or not compatible(save.path + arms.get(id(save), ()), frame.path):
                     continue
                 if trained and self.interp.eval_only(save.path):
                     continue
