@@ -57,6 +57,7 @@ from fixinplace.analysis.values import (
     Value,
     compare_constants,
     constant_value,
+    next_seq,
     truth_value,
 )
 from fixinplace.lines import shared_byte_lines
@@ -232,6 +233,8 @@ class Interpreter:
         self.classes: list[ClassValue] = []
         self.call_stack: list[ast.AST] = []
         self.unknown_instances: dict[int, InstanceValue] = {}
+        # class node id -> the event numbers its unknown instance's construction ran between
+        self.construction_seq: dict[int, tuple[int, int]] = {}
         self.calls = calls.CallHandler(self)
         self._byte_lines = shared_byte_lines(source)
         self.statements: list[ast.stmt] = []
@@ -337,7 +340,15 @@ class Interpreter:
         args = node.args
         params = [*args.posonlyargs, *args.args]
         owner = owner or fn.owner_class
+        # Where this entry's own run starts (its instance's construction included): the backward assumed of what it
+        # returns needs what this run saved, not what another entry point's run left on a shared instance (`fit`
+        # then `transform` would be a second caller's choice, and a second assumption).
+        since = next_seq()
         first = None
+        if owner is not None and fn.kind == "function" and node.name == "__init__" \
+                and fn is self.lookup_class_attr(owner, "__init__"):
+            self.unknown_instance(owner)  # its construction with unknown arguments is this run (once)
+            return
         if owner is not None and fn.kind in ("function", "property"):
             first = self.unknown_instance(owner)
         elif owner is not None and fn.kind == "classmethod":
@@ -387,7 +398,8 @@ class Interpreter:
             for tensor in self.tensors_in(value):
                 self.calls.backward(
                     frame, tensor, node, f"the value `{fn.qualname}` returns{when}", implicit=True,
-                    trained=assumed,
+                    trained=assumed, since=since,
+                    built=self.construction_seq.get(id(owner.node), (0, 0)) if owner is not None else (0, 0),
                 )
 
     def self_call_modes(self, owner: ClassValue, name: str) -> set[CallMode]:
@@ -463,17 +475,21 @@ class Interpreter:
             return self.unknown_instances[key]
         inst = InstanceValue(cls=cls, label="self", training=None)  # train() or eval(): the caller's choice
         self.unknown_instances[key] = inst
+        start = next_seq()
         init = self.lookup_class_attr(cls, "__init__")
         if isinstance(init, FunctionValue):
             env = self.unknown_arguments(init.node.args, inst)
             frame = Frame(env=env, globals=init.env, function=init.qualname, unknown_context=True, depth=1,
                           depth_limit=MAX_CONSTRUCT_DEPTH)
+            frame.param_values = dict(env)
+            frame.mutates_on_request = self.mutates_on_request(init)
             self.inlined.add(id(init.node))
             self.call_stack.append(init.node)
             try:
                 self.exec_block(init.node.body, frame)
             finally:
                 self.call_stack.pop()
+        self.construction_seq[key] = (start, next_seq())
         return inst
 
     def lookup_class_attr(self, cls: ClassValue, name: str) -> Value | None:

@@ -285,9 +285,12 @@ class TensorOpsMixin:
         self.report.emit(InputReused(site, root, statement.assigned, stmts=stmts))
 
     def backward(self, frame: Frame, value: Value, node: ast.AST, label: str, *, implicit: bool = False,
-                 retain: bool = False, trained: bool = False) -> None:
+                 retain: bool = False, trained: bool = False, since: int = -1,
+                 built: tuple[int, int] = (0, 0)) -> None:
         """A backward through `value`: every save it needs must still be at its saved version. `trained`: the
-        backward is assumed because a forward is trained, so it never follows what runs only in eval mode."""
+        backward is assumed because a forward is trained, so it never follows what runs only in eval mode;
+        `since`: only the saves made from that event on count, and those made between the events of `built`
+        (an assumed backward of what one entry point returns: its own run, and its instance's construction)."""
         self.interp.memo.impure()
         where = self.report.file_of(node)
         if where and not implicit:  # a backward in another file of the project: its line is there
@@ -297,7 +300,8 @@ class TensorOpsMixin:
             saves = sorted((item for item in tensor.graph if isinstance(item, Save)), key=lambda s: s.seq)
             arms = tensor.graph_arms or {}
             for save in saves:
-                if save in self.consumed or not compatible(save.path + arms.get(id(save), ()), frame.path):
+                if save in self.consumed or (save.seq < since and not built[0] <= save.seq < built[1]) \
+                        or not compatible(save.path + arms.get(id(save), ()), frame.path):
                     continue
                 if trained and self.interp.eval_only(save.path):
                     continue
