@@ -114,6 +114,16 @@ RULE = SavedTensorMutated(
         "outputs = {\"a\": x.exp()}  # a container holds the saved tensor\n"
         "outputs[\"a\"].add_(1)  # expect: FIP101\n"
         "outputs[\"a\"].sum().backward()\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "drop = nn.Dropout(0.5)\n"
+        "for m in [drop]:  # a model's modules, turned in place after they are built\n"
+        "    if isinstance(m, nn.Dropout):\n"
+        "        m.inplace = True\n"
+        "x = torch.randn(4, requires_grad=True)\n"
+        "y = drop(F.relu(x))  # expect: FIP101\n"
+        "y.sum().backward()\n",
     ),
     clean=(
         "import torch\n"
@@ -123,6 +133,14 @@ RULE = SavedTensorMutated(
         "v = u * 1\n"
         "v[0] = 666  # exp saved its output, not its input\n"
         "loss.backward()\n",
+        "import torch\n"
+        "from torch.distributions import Normal\n"
+        "mean = torch.randn(3, requires_grad=True)\n"
+        "normal = Normal(mean, torch.ones(3))\n"
+        "action = normal.rsample()\n"
+        "log_prob = normal.log_prob(action)  # a new tensor, not the distribution's\n"
+        "log_prob -= 1.0\n"
+        "log_prob.sum().backward()\n",
         "import torch\n"
         "x = torch.ones(3, requires_grad=True)\n"
         "y = x * 2\n"
