@@ -10,6 +10,7 @@ an attribute of an instance the function holds (`self.cache = x`), and, for a wr
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 from fixinplace.analysis.frame import Frame
 from fixinplace.analysis.liveness import read_after
@@ -39,9 +40,15 @@ def slots_holding(value: Value, group: Group, depth: int = 0) -> int:
     return count
 
 
-def container_of(written: ast.AST | None) -> str:
-    """For a write to an element (`laterals[i - 1]`, `self.buf[0]`), the name or attribute chain holding the
-    container (`laterals`, `self.buf`); "" for anything else."""
+@lru_cache(maxsize=1024)
+def container_of(root: str) -> str:
+    """For the root of a write to an element (`laterals[i - 1]`, `self.buf[0]`), the name or attribute chain
+    holding the container (`laterals`, `self.buf`); "" for anything else. Parsed once per text: a write site runs
+    many times."""
+    try:
+        written = ast.parse(root, mode="eval").body
+    except SyntaxError:
+        return ""
     if isinstance(written, ast.Subscript):
         node = written.value
         while isinstance(node, ast.Subscript):

@@ -202,7 +202,7 @@ def same_decisions(body: list[ast.stmt]) -> dict[int, ast.If]:
     if len(tests) < 2:
         return {}
     found: dict[int, ast.If] = {}
-    seen: dict[str, tuple[int, ast.If, set[str]]] = {}  # test's shape -> (index, its `if`, what it reads)
+    seen: dict[str, tuple[int, ast.If]] = {}  # test's shape -> (index, its latest `if`)
     for index, stmt in tests:
         reads = _decision_reads(stmt.test)
         if reads is None:
@@ -211,7 +211,7 @@ def same_decisions(body: list[ast.stmt]) -> dict[int, ast.If]:
         earlier = seen.get(shape)
         if earlier is not None and not any(_binds_any(between, reads) for between in body[earlier[0]:index]):
             found[id(stmt)] = found.get(id(earlier[1]), earlier[1])
-        seen[shape] = (index, stmt, reads)
+        seen[shape] = (index, stmt)
     return found
 
 
@@ -340,15 +340,15 @@ class Interpreter:
         args = node.args
         params = [*args.posonlyargs, *args.args]
         owner = owner or fn.owner_class
+        if owner is not None and fn.kind == "function" and node.name == "__init__" \
+                and fn is self.lookup_class_attr(owner, "__init__"):
+            self.unknown_instance(owner)  # its construction with unknown arguments is this run (once)
+            return
         # Where this entry's own run starts (its instance's construction included): the backward assumed of what it
         # returns needs what this run saved, not what another entry point's run left on a shared instance (`fit`
         # then `transform` would be a second caller's choice, and a second assumption).
         since = next_seq()
         first = None
-        if owner is not None and fn.kind == "function" and node.name == "__init__" \
-                and fn is self.lookup_class_attr(owner, "__init__"):
-            self.unknown_instance(owner)  # its construction with unknown arguments is this run (once)
-            return
         if owner is not None and fn.kind in ("function", "property"):
             first = self.unknown_instance(owner)
         elif owner is not None and fn.kind == "classmethod":

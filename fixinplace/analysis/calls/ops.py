@@ -193,7 +193,7 @@ class TensorOpsMixin:
             value.group.named and value.group.label != root))
         runs = site.runs
         kind = site.setting.root_kind
-        container = holders.container_of(_parsed(root)) if kind == "element" else ""
+        container = holders.container_of(root) if kind == "element" else ""
         scope, stmt = self.interp.current_scope, self.interp.current_statement
         if len(names) > 1 or value.maybe_groups or based_elsewhere or (
                 kind != "other" and holders.held_elsewhere(frame, value, container, root, scope, stmt)):
@@ -661,11 +661,3 @@ class TensorOpsMixin:
         fake.end_lineno, fake.end_col_offset = stmt.end_lineno, stmt.end_col_offset
         result = self.binop(fake, current, rhs, frame)
         self.interp.assign(target, result, frame, stmt)
-
-
-def _parsed(text: str) -> ast.AST | None:
-    """The expression a write's root text spells (`laterals[i - 1]`), or None."""
-    try:
-        return ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
